@@ -1,0 +1,76 @@
+// Package linkgraph defines the link graph that the crawler reads its
+// frontier from and writes what it discovers to: every known URL (a Link),
+// when it was last retrieved, and the edges between pages.
+//
+// The package holds only the types, the Graph interface and the errors;
+// backends live in sub-packages (memory, an embedded persistent store,
+// postgres) and register themselves with Register so that Open can select one
+// from a URL-like string, the way database/sql selects a driver.
+package linkgraph
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+var (
+	// ErrNotFound is returned when a link or edge does not exist.
+	ErrNotFound = errors.New("linkgraph: not found")
+
+	// ErrUnknownEdgeLinks is returned when an edge refers to a source or
+	// destination link that the graph does not know.
+	ErrUnknownEdgeLinks = errors.New("linkgraph: unknown source and/or destination for edge")
+)
+
+// Link is a URL known to the graph.
+type Link struct {
+	// ID uniquely identifies the link. It is assigned by the graph.
+	ID uuid.UUID
+	// URL is the link's address; a link is identified by its URL.
+	URL string
+	// RetrievedAt is when the link was last fetched; the zero time means
+	// never.
+	RetrievedAt time.Time
+}
+
+// Edge is a directed connection between two links: the page Src links to Dst.
+type Edge struct {
+	// ID uniquely identifies the edge. It is assigned by the graph.
+	ID uuid.UUID
+	// Src is the ID of the linking page.
+	Src uuid.UUID
+	// Dst is the ID of the linked page.
+	Dst uuid.UUID
+	// UpdatedAt is when the edge was last seen.
+	UpdatedAt time.Time
+}
+
+// LinkIterator iterates over links.
+type LinkIterator interface {
+	// Next advances the iterator. It returns false when there are no more
+	// links or an error occurred; Error tells which.
+	Next() bool
+	// Error returns the error that stopped the iteration, if any.
+	Error() error
+	// Close releases the resources held by the iterator.
+	Close() error
+	// Link returns the link at the current position. The returned value is
+	// a copy the caller may keep and modify.
+	Link() *Link
+}
+
+// EdgeIterator iterates over edges.
+type EdgeIterator interface {
+	// Next advances the iterator. It returns false when there are no more
+	// edges or an error occurred; Error tells which.
+	Next() bool
+	// Error returns the error that stopped the iteration, if any.
+	Error() error
+	// Close releases the resources held by the iterator.
+	Close() error
+	// Edge returns the edge at the current position. The returned value is
+	// a copy the caller may keep and modify.
+	Edge() *Edge
+}

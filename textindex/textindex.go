@@ -1,0 +1,41 @@
+// Package textindex defines the full-text index that the crawler writes
+// every page's title and text to and that the command-line tool searches.
+//
+// The package holds only the types, the Indexer interface and the errors;
+// backends live in sub-packages (memory, an embedded persistent store,
+// postgres) and register themselves with Register so that Open can select one
+// from a URL-like string, the way database/sql selects a driver.
+package textindex
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+var (
+	// ErrNotFound is returned when a document does not exist.
+	ErrNotFound = errors.New("textindex: not found")
+
+	// ErrMissingLinkID is returned when a document without a LinkID is
+	// indexed.
+	ErrMissingLinkID = errors.New("textindex: document does not provide a valid linkID")
+)
+
+// Document is a page as stored in the index.
+type Document struct {
+	// LinkID is the ID of the page's link in the link graph; it
+	// identifies the document.
+	LinkID uuid.UUID
+	// URL is the page's address.
+	URL string
+	// Title is the page's title.
+	Title string
+	// Content is the page's visible text.
+	Content string
+	// IndexedAt is when the document was last indexed.
+	IndexedAt time.Time
+	// PageRank is the page's score as computed by a ranking job.
+	PageRank float64
+}
