@@ -1,0 +1,31 @@
+// Package urlnorm turns the many spellings of a URL into one canonical string,
+// so that the crawler de-duplicates, stores and fetches each page once.
+//
+// Normalize applies the semantics-preserving normalisations of RFC 3986
+// sections 6.2.2 and 6.2.3 plus the ones every crawler adds:
+//
+//   - scheme and host are lower-cased; only http and https are accepted;
+//   - an internationalised host is converted to its ASCII (punycode) form,
+//     and a trailing dot of the host is dropped;
+//   - the default port of the scheme (80, 443) is removed, an empty port too;
+//   - IPv6 literals are written in their canonical RFC 5952 form;
+//   - percent-encoding is normalised: hex digits upper-cased, encoded
+//     unreserved characters (A-Z a-z 0-9 - . _ ~) decoded, characters that
+//     may not appear raw in a URL encoded; nothing else is decoded, because
+//     decoding e.g. %2F or %26 would change which resource is named;
+//   - dot segments ("." and "..") are resolved;
+//   - fragment and user information are removed, an empty path becomes "/",
+//     and an empty query ("?" alone) is dropped.
+//
+// Normalisations that can change which resource a URL names are never
+// applied by default: no "www." folding, no removal of index.html, no
+// collapsing of duplicate slashes, no trailing-slash games. Sorting query
+// parameters and stripping tracking parameters are opt-in through Options.
+//
+// Normalize is idempotent: normalising its output again returns the same
+// string. This is checked by a fuzz test, because de-duplication relies on it.
+//
+// Normalize runs for every discovered link, so it works on the raw string
+// without building a url.URL and allocates at most once (the result) for
+// ASCII URLs, and not at all when the input is already normalised.
+package urlnorm

@@ -1,0 +1,40 @@
+package urlnorm_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/linksrus/linksrus/crawler/urlnorm"
+)
+
+func ExampleNormalize() {
+	for _, raw := range []string{
+		"HTTP://User@Example.COM:80/a/./b/../%7Euser?#top",
+		"https://Bücher.example./x y",
+		"http://example.com//index.html", // unsafe rewrites are not applied
+	} {
+		u, err := urlnorm.Normalize(raw, urlnorm.Options{})
+		fmt.Println(u, err)
+	}
+	// Output:
+	// http://example.com/a/~user <nil>
+	// https://xn--bcher-kva.example/x%20y <nil>
+	// http://example.com//index.html <nil>
+}
+
+func ExampleNormalize_options() {
+	opts := urlnorm.Options{SortQuery: true, StripTracking: true}
+	u, _ := urlnorm.Normalize("https://example.com/p?z=1&utm_source=mail&a=2&gclid=x", opts)
+	fmt.Println(u)
+	// Output: https://example.com/p?a=2&z=1
+}
+
+func ExampleNormalize_errors() {
+	_, err := urlnorm.Normalize("mailto:op@example.com", urlnorm.Options{})
+	fmt.Println(errors.Is(err, urlnorm.ErrUnsupportedScheme))
+	_, err = urlnorm.Normalize("/relative", urlnorm.Options{})
+	fmt.Println(errors.Is(err, urlnorm.ErrNotAbsolute))
+	// Output:
+	// true
+	// true
+}

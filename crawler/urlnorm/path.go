@@ -1,0 +1,38 @@
+package urlnorm
+
+import "bytes"
+
+// removeDotSegments resolves "." and ".." segments of the absolute path p
+// (RFC 3986 5.2.4) in place and returns the shortened slice. Empty segments
+// are kept: "//" is significant to many servers.
+func removeDotSegments(p []byte) []byte {
+	out := p[:0] // writes never overtake reads, so p can be reused
+	for r := 0; r < len(p); {
+		end := r + 1 // p[r] is always '/'
+		for end < len(p) && p[end] != '/' {
+			end++
+		}
+		seg := p[r+1 : end]
+		last := end == len(p)
+		switch {
+		case len(seg) == 1 && seg[0] == '.':
+			if last {
+				out = append(out, '/')
+			}
+		case len(seg) == 2 && seg[0] == '.' && seg[1] == '.':
+			if k := bytes.LastIndexByte(out, '/'); k >= 0 {
+				out = out[:k]
+			}
+			if last {
+				out = append(out, '/')
+			}
+		default:
+			out = append(out, p[r:end]...)
+		}
+		r = end
+	}
+	if len(out) == 0 {
+		out = append(out, '/')
+	}
+	return out
+}
