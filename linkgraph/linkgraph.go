@@ -22,6 +22,11 @@ var (
 	// ErrUnknownEdgeLinks is returned when an edge refers to a source or
 	// destination link that the graph does not know.
 	ErrUnknownEdgeLinks = errors.New("linkgraph: unknown source and/or destination for edge")
+
+	// ErrInvalidLink is returned when a link cannot be stored: its URL is
+	// empty, is not valid UTF-8 or contains a NUL byte (which no SQL text
+	// column accepts).
+	ErrInvalidLink = errors.New("linkgraph: invalid link")
 )
 
 // Link is a URL known to the graph.

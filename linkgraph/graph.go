@@ -1,0 +1,93 @@
+package linkgraph
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Graph is the link graph. All backends are safe for concurrent use and
+// behave identically; the graphtest package checks that.
+//
+// # Identity
+//
+// A link is identified by its URL. Upserting a URL the graph already knows
+// keeps the stored ID and the later of the two RetrievedAt values; a new URL
+// gets a random (version 4) ID. Any ID the caller sets before the call is
+// ignored. An edge is identified by its (Src, Dst) pair; upserting an existing
+// pair keeps its ID and the later of the two UpdatedAt values.
+//
+// On return from an upsert the caller's value holds what is now stored: ID,
+// RetrievedAt or UpdatedAt included. Values passed in and returned are never
+// retained by the graph, so callers cannot change stored state through them.
+//
+// # Time
+//
+// Timestamps are stored in UTC with microsecond precision (PostgreSQL's),
+// truncated towards the past; time bounds given to Links, Edges and
+// RemoveStaleEdges are truncated the same way before comparing, so every
+// backend gives the same answers. The zero time.Time is a valid RetrievedAt
+// meaning "never retrieved"; it is earlier than any bound other than the zero
+// time itself.
+//
+// An edge upserted with a zero UpdatedAt is stamped with the graph's clock,
+// which is the calling process's time.Now for every backend (including
+// PostgreSQL), so a crawler that notes time.Now before refreshing a page's
+// edges and then calls RemoveStaleEdges with that time removes exactly the
+// edges it did not refresh.
+//
+// # Ranges
+//
+// Links and Edges visit the IDs in the half-open range [fromID, toID) in
+// byte-wise order of the 16 bytes of the UUID, which is also how PostgreSQL
+// and CockroachDB order the uuid type. A toID of uuid.Nil means "no upper
+// bound", so Links(uuid.Nil, uuid.Nil, t) visits the whole graph and the
+// last partition of a split can reach uuid.Max. A non-nil toID that is not
+// above fromID gives an empty range.
+//
+// Iterators read the graph in pages, each page a consistent snapshot; a long
+// iteration does not block writers, and it may or may not see changes made
+// while it runs.
+type Graph interface {
+	// UpsertLink creates the link or updates the existing link with the same
+	// URL, and fills in link.ID and link.RetrievedAt with the stored values.
+	UpsertLink(link *Link) error
+
+	// UpsertLinks is UpsertLink for many links at once: one transaction and,
+	// for a database, one round trip. The same URL may appear more than once;
+	// every occurrence receives the same ID. Either all links are stored or,
+	// on error, none is.
+	UpsertLinks(links []*Link) error
+
+	// FindLink returns a copy of the link with the given ID, or an error
+	// matching ErrNotFound.
+	FindLink(id uuid.UUID) (*Link, error)
+
+	// Links iterates, in ID order, over the links whose ID is in
+	// [fromID, toID) and whose RetrievedAt is before retrievedBefore.
+	Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (LinkIterator, error)
+
+	// UpsertEdge creates the edge or refreshes the existing edge with the same
+	// Src and Dst, and fills in edge.ID and edge.UpdatedAt with the stored
+	// values. It returns an error matching ErrUnknownEdgeLinks if Src or Dst
+	// is not a link of the graph.
+	UpsertEdge(edge *Edge) error
+
+	// UpsertEdges is UpsertEdge for many edges at once: one transaction and,
+	// for a database, one round trip. The same (Src, Dst) pair may appear
+	// more than once. Either all edges are stored or, on error (for instance
+	// one matching ErrUnknownEdgeLinks), none is.
+	UpsertEdges(edges []*Edge) error
+
+	// Edges iterates, in (Src, Dst) order, over the edges whose Src is in
+	// [fromID, toID) and whose UpdatedAt is before updatedBefore.
+	Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (EdgeIterator, error)
+
+	// RemoveStaleEdges deletes the edges leaving fromID whose UpdatedAt is
+	// before updatedBefore.
+	RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error
+
+	// Close releases the graph's resources (files, connections). Calls made
+	// after Close return errors; iterators must be closed before the graph.
+	Close() error
+}
