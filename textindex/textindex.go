@@ -21,6 +21,17 @@ var (
 	// ErrMissingLinkID is returned when a document without a LinkID is
 	// indexed.
 	ErrMissingLinkID = errors.New("textindex: document does not provide a valid linkID")
+
+	// ErrClosed is returned when an index is used after Close.
+	ErrClosed = errors.New("textindex: index is closed")
+
+	// ErrUnknownQueryType is returned by Search for a Query.Type that is
+	// neither QueryTypeMatch nor QueryTypePhrase.
+	ErrUnknownQueryType = errors.New("textindex: unknown query type")
+
+	// ErrInvalidScore is returned for a PageRank that is NaN or infinite,
+	// which would make the result order undefined.
+	ErrInvalidScore = errors.New("textindex: score must be a finite number")
 )
 
 // Document is a page as stored in the index.

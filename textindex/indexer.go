@@ -1,0 +1,56 @@
+package textindex
+
+import "github.com/google/uuid"
+
+// Indexer is a full-text index of documents. Implementations are safe for
+// concurrent use by multiple goroutines.
+type Indexer interface {
+	// Index inserts doc, or replaces the document with the same LinkID.
+	// The PageRank of a replaced document, or one recorded earlier by
+	// UpdateScore, is kept and doc.PageRank ignored, because scores are
+	// owned by the ranking job, not by the crawler that indexes pages;
+	// doc.PageRank is used only when the index knows no score for the
+	// LinkID. A document without a LinkID yields ErrMissingLinkID.
+	Index(doc *Document) error
+
+	// FindByID returns a copy of the document with the given LinkID, or
+	// ErrNotFound. A score recorded by UpdateScore for a document that was
+	// never indexed does not make it findable.
+	FindByID(linkID uuid.UUID) (*Document, error)
+
+	// Search runs q and returns an iterator over the matching documents,
+	// best first (see Query for the order). The caller must Close it.
+	Search(q Query) (Iterator, error)
+
+	// UpdateScore sets the PageRank of the document with the given
+	// LinkID. When no such document has been indexed yet the score is
+	// recorded as a placeholder: it never shows up in search results and
+	// becomes the document's PageRank once the document is indexed.
+	UpdateScore(linkID uuid.UUID, score float64) error
+
+	// Close releases the resources held by the indexer. Using an indexer
+	// after Close is an error.
+	Close() error
+}
+
+// Iterator walks over the results of a search.
+type Iterator interface {
+	// Next advances the iterator. It returns false when there are no more
+	// documents or an error occurred; Error tells which.
+	Next() bool
+
+	// Document returns the document at the current position. The returned
+	// value is a copy the caller may keep and modify.
+	Document() *Document
+
+	// Error returns the error that stopped the iteration, if any.
+	Error() error
+
+	// Close releases the resources held by the iterator. It is safe to
+	// call more than once.
+	Close() error
+
+	// TotalCount returns the number of documents matching the query in
+	// all, regardless of Query.Offset and of how far the iteration got.
+	TotalCount() uint64
+}

@@ -1,0 +1,300 @@
+package indextest
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+func testMatch(t *testing.T, idx textindex.Indexer) {
+	both := newDoc("Gopher news", "The quick brown fox jumps over the lazy dog.")
+	reversed := newDoc("Dogs", "A lazy dog watched a quick brown fox.")
+	one := newDoc("Foxes", "A fox, alone.")
+	titleOnly := newDoc("Lazy fox", "Nothing else here.")
+	mustIndex(t, idx, both, reversed, one, titleOnly)
+
+	wantIDs(t, idx, match("fox"), both, reversed, one, titleOnly)
+	wantIDs(t, idx, match("lazy fox"), both, reversed, titleOnly)
+	wantIDs(t, idx, match("fox lazy"), both, reversed, titleOnly)
+	wantIDs(t, idx, match("fox dog"), both, reversed)
+	wantIDs(t, idx, match("fox unicorn"))
+	wantIDs(t, idx, match("gopher"), both) // title is searchable
+}
+
+func testPhrase(t *testing.T, idx textindex.Indexer) {
+	exact := newDoc("one", "the quick brown fox jumps")
+	swapped := newDoc("two", "the brown quick fox jumps")
+	apart := newDoc("three", "quick thinking and a brown fox")
+	mustIndex(t, idx, exact, swapped, apart)
+
+	wantIDs(t, idx, phrase("quick brown"), exact)
+	wantIDs(t, idx, phrase("brown quick"), swapped)
+	wantIDs(t, idx, phrase("brown fox"), exact, apart)
+	wantIDs(t, idx, phrase("quick brown fox jumps"), exact)
+	wantIDs(t, idx, phrase("quick, brown!"), exact) // punctuation separates terms
+	wantIDs(t, idx, phrase("fox"), exact, swapped, apart)
+	wantIDs(t, idx, phrase("fox quick"))
+	// A match query ignores order and distance.
+	wantIDs(t, idx, match("brown quick"), exact, swapped, apart)
+}
+
+func testCaseInsensitive(t *testing.T, idx textindex.Indexer) {
+	doc := newDoc("Title", "Mixed CASE Words")
+	mustIndex(t, idx, doc)
+	wantIDs(t, idx, match("mixed case"), doc)
+	wantIDs(t, idx, match("MIXED words"), doc)
+	wantIDs(t, idx, phrase("case WORDS"), doc)
+}
+
+func testNoTerms(t *testing.T, idx textindex.Indexer) {
+	mustIndex(t, idx, newDoc("punctuation", "some ... text !!! here"))
+	for _, expr := range []string{"", "   ", "...", "!!!", "\"", "'", "*", "()", "&|!<->:*", "--", "\t\n"} {
+		for _, q := range []textindex.Query{match(expr), phrase(expr)} {
+			got, total := search(t, idx, q)
+			if len(got) != 0 || total != 0 {
+				t.Fatalf("Search(%q, %v) = %d docs (TotalCount %d), want none", expr, q.Type, len(got), total)
+			}
+		}
+	}
+}
+
+// testQuerySyntaxIsText checks that what a query language would read as
+// operators is taken as plain text: no error, no injected semantics.
+func testQuerySyntaxIsText(t *testing.T, idx textindex.Indexer) {
+	apple := newDoc("apple", "apple pie")
+	pear := newDoc("pear", "pear tart")
+	mustIndex(t, idx, apple, pear)
+	for _, expr := range []string{
+		`apple OR pear`, `apple | pear`, `apple & !pear`, `"apple" OR "pear"`, `apple*`,
+		`NEAR(apple pear)`, `title:apple`, `apple'); DROP TABLE documents; --`, `apple <-> pear`,
+		`^apple`, `apple NOT pear`, `{apple}`, `apple + pear`, `"unbalanced`, `apple\`,
+	} {
+		for _, q := range []textindex.Query{match(expr), phrase(expr)} {
+			got, total := search(t, idx, q)
+			if uint64(len(got)) != total {
+				t.Fatalf("Search(%q): %d docs but TotalCount %d", expr, len(got), total)
+			}
+			for _, d := range got {
+				if d.LinkID == pear.LinkID && !strings.Contains(strings.ToLower(expr), "pear") {
+					t.Fatalf("Search(%q) returned pear", expr)
+				}
+			}
+		}
+	}
+	// Terms around operators still have to match like any other term.
+	wantIDs(t, idx, match(`"apple"`), apple)
+	wantIDs(t, idx, match(`apple*`), apple)
+	wantIDs(t, idx, match(`(apple) -- pie!`), apple)
+	wantIDs(t, idx, match(`apple OR pear`))     // "or" is an ordinary term here
+	wantIDs(t, idx, match(`apple & !pear`))     // needs both apple and pear
+	wantIDs(t, idx, match(`apple'); DROP TABLE documents; --`))
+	wantIDs(t, idx, match(`pear`), pear) // and the index survived
+}
+
+func testPaging(t *testing.T, idx textindex.Indexer) {
+	const n = 25
+	var all []*textindex.Document
+	for i := range n {
+		// Equal text, so equal relevance: the order rests on the tie-break.
+		d := newDoc("page", "paging test document")
+		d.PageRank = float64(i%3) * 0.001
+		all = append(all, d)
+	}
+	mustIndex(t, idx, all...)
+
+	full, total := search(t, idx, match("paging"))
+	if total != n || len(full) != n {
+		t.Fatalf("got %d docs, TotalCount %d, want %d", len(full), total, n)
+	}
+	for _, off := range []uint64{0, 1, 10, 24} {
+		q := match("paging")
+		q.Offset = off
+		got, total := search(t, idx, q)
+		if total != n {
+			t.Fatalf("Offset %d: TotalCount = %d, want %d", off, total, n)
+		}
+		if !slices.Equal(ids(got), ids(full[off:])) {
+			t.Fatalf("Offset %d: got %v, want %v", off, ids(got), ids(full[off:]))
+		}
+	}
+	for _, off := range []uint64{25, 26, 1 << 40, 1<<64 - 1} {
+		q := match("paging")
+		q.Offset = off
+		got, total := search(t, idx, q)
+		if len(got) != 0 || total != n {
+			t.Fatalf("Offset %d: got %d docs, TotalCount %d, want 0 and %d", off, len(got), total, n)
+		}
+	}
+	// Equal scores are ordered by LinkID.
+	for i := 1; i < n; i++ {
+		a, b := full[i-1], full[i]
+		if a.PageRank == b.PageRank && bytes.Compare(a.LinkID[:], b.LinkID[:]) > 0 {
+			t.Fatalf("results %d and %d have equal scores but are not in LinkID order", i-1, i)
+		}
+	}
+}
+
+func testPageRankOrder(t *testing.T, idx textindex.Indexer) {
+	ranks := []float64{0.1, 0.5, 0.0001, 0.3, 0.05}
+	docs := make([]*textindex.Document, len(ranks))
+	for i := range ranks {
+		docs[i] = newDoc("same", "equally relevant text")
+	}
+	mustIndex(t, idx, docs...)
+	for i, r := range ranks {
+		if err := idx.UpdateScore(docs[i].LinkID, r); err != nil {
+			t.Fatalf("UpdateScore: %v", err)
+		}
+	}
+	for _, q := range []textindex.Query{match("relevant"), phrase("equally relevant")} {
+		got, _ := search(t, idx, q)
+		if len(got) != len(ranks) {
+			t.Fatalf("got %d docs, want %d", len(got), len(ranks))
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i-1].PageRank < got[i].PageRank {
+				t.Fatalf("%v: result %d has PageRank %v, below result %d's %v", q.Type, i-1, got[i-1].PageRank, i, got[i].PageRank)
+			}
+		}
+		if got[0].LinkID != docs[1].LinkID {
+			t.Fatalf("top result is not the document with the highest PageRank")
+		}
+	}
+}
+
+func testRelevanceOrder(t *testing.T, idx textindex.Indexer) {
+	filler := strings.Repeat("filler words go here ", 5)
+	strong := newDoc("otter", "otter otter otter "+filler)
+	weak := newDoc("report", "one otter "+filler+filler)
+	mustIndex(t, idx, weak, strong)
+	got, _ := search(t, idx, match("otter"))
+	if len(got) != 2 || got[0].LinkID != strong.LinkID {
+		t.Fatalf("the document mentioning the term more often should rank first, got %v", ids(got))
+	}
+}
+
+func testNonASCII(t *testing.T, idx textindex.Indexer) {
+	fr := newDoc("Café crème", "Une brûlée à la crème, s'il vous plaît.")
+	de := newDoc("Straße", "Größe und Übermaß.")
+	ru := newDoc("Москва", "Красная площадь в Москве.")
+	ja := newDoc("東京", "東京 タワー は 日本 の 電波塔 です")
+	zh := newDoc("北京", "北京 是 中国 的 首都")
+	mustIndex(t, idx, fr, de, ru, ja, zh)
+
+	wantIDs(t, idx, match("café"), fr)
+	wantIDs(t, idx, match("CAFÉ CRÈME"), fr)
+	wantIDs(t, idx, match("brûlée"), fr)
+	wantIDs(t, idx, match("cafe")) // accents are significant
+	wantIDs(t, idx, match("größe"), de)
+	wantIDs(t, idx, match("москва"), ru)
+	wantIDs(t, idx, match("ПЛОЩАДЬ"), ru)
+	wantIDs(t, idx, match("東京"), ja)
+	wantIDs(t, idx, phrase("東京 タワー"), ja)
+	wantIDs(t, idx, phrase("タワー 東京"))
+	wantIDs(t, idx, match("首都 北京"), zh)
+	got, err := idx.FindByID(ja.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	sameDoc(t, got, ja)
+}
+
+func testEmptyDocument(t *testing.T, idx textindex.Indexer) {
+	empty := newDoc("", "")
+	empty.URL = ""
+	mustIndex(t, idx, empty)
+	got, err := idx.FindByID(empty.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	sameDoc(t, got, empty)
+	other := newDoc("something", "something")
+	mustIndex(t, idx, other)
+	wantIDs(t, idx, match("something"), other)
+}
+
+func testHugeDocument(t *testing.T, idx textindex.Indexer) {
+	var b strings.Builder
+	b.WriteString("zeppelin ")
+	for i := 0; b.Len() < 4<<20; i++ {
+		fmt.Fprintf(&b, "word%d filler text ", i%5000)
+	}
+	huge := newDoc("Huge page", b.String())
+	small := newDoc("Small page", "filler")
+	mustIndex(t, idx, huge, small)
+	got, err := idx.FindByID(huge.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	sameDoc(t, got, huge)
+	wantIDs(t, idx, match("zeppelin"), huge)
+	wantIDs(t, idx, phrase("zeppelin word0"), huge)
+	wantIDs(t, idx, match("filler"), huge, small)
+}
+
+func testConcurrentIndexing(t *testing.T, idx textindex.Indexer) {
+	const workers, perWorker = 8, 20
+	docs := make([][]*textindex.Document, workers)
+	for w := range workers {
+		for i := range perWorker {
+			docs[w] = append(docs[w], newDoc(fmt.Sprintf("worker %d", w), fmt.Sprintf("concurrent doc %d of worker %d", i, w)))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i, d := range docs[w] {
+				if err := idx.Index(d); err != nil {
+					errs <- err
+					return
+				}
+				// Re-index and rescore as a crawler and a ranker would.
+				if i%4 == 0 {
+					if err := idx.Index(d); err != nil {
+						errs <- err
+						return
+					}
+					if err := idx.UpdateScore(d.LinkID, float64(i)/100); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if i%5 == 0 {
+					it, err := idx.Search(match("concurrent"))
+					if err != nil {
+						errs <- err
+						return
+					}
+					for it.Next() {
+					}
+					if err := it.Error(); err != nil {
+						errs <- err
+					}
+					it.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent use: %v", err)
+	}
+	got, total := search(t, idx, match("concurrent"))
+	if total != workers*perWorker || len(got) != workers*perWorker {
+		t.Fatalf("got %d docs (TotalCount %d), want %d", len(got), total, workers*perWorker)
+	}
+	for w := range workers {
+		for _, d := range docs[w] {
+			if _, err := idx.FindByID(d.LinkID); err != nil {
+				t.Fatalf("FindByID after concurrent indexing: %v", err)
+			}
+		}
+	}
+}

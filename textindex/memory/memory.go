@@ -1,0 +1,209 @@
+// Package memory is an in-memory textindex backend for tests and small
+// jobs. Everything is lost when the process exits.
+//
+// Importing the package registers the "memory" scheme with textindex.Open;
+// the URL "memory://" takes no host, path or parameters.
+//
+// Documents are kept in an inverted index from term to the documents that
+// contain it, so a search touches only documents holding its rarest term.
+// Relevance is Okapi BM25 (k1 = 1.2, b = 0.75) over the title and the
+// content taken together, combined with PageRank as textindex.Query
+// describes.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+func init() {
+	textindex.Register("memory", func(_ context.Context, u *url.URL) (textindex.Indexer, error) {
+		if u.Host != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("memory: URL %q: want plain memory://", u.Redacted())
+		}
+		return New(), nil
+	})
+}
+
+var _ textindex.Indexer = (*Index)(nil)
+
+// entry is one indexed document. Entries are never modified once published
+// (UpdateScore replaces the entry), so iterators may read them without
+// holding the index lock.
+type entry struct {
+	doc    textindex.Document
+	ord    uint32   // position in Index.byOrd; a replaced document gets a new one
+	tokens []uint32 // term IDs of title then content, for phrase checks
+	tf     map[uint32]uint32
+}
+
+// Index is an in-memory textindex.Indexer. The zero value is not usable;
+// call New.
+type Index struct {
+	mu     sync.RWMutex
+	closed bool
+
+	docs   map[uuid.UUID]*entry  // indexed documents
+	scores map[uuid.UUID]float64 // PageRank placeholders of documents not indexed yet
+
+	termIDs  map[string]uint32
+	postings map[uint32][]uint32 // term ID -> ascending ordinals, including dead ones
+	byOrd    []*entry            // nil once the ordinal's document was replaced
+	dead     int                 // nil slots in byOrd
+	totalLen uint64              // sum of len(tokens) over live documents
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{
+		docs:     make(map[uuid.UUID]*entry),
+		scores:   make(map[uuid.UUID]float64),
+		termIDs:  make(map[string]uint32),
+		postings: make(map[uint32][]uint32),
+	}
+}
+
+// Close marks the index closed; later calls fail with textindex.ErrClosed.
+func (i *Index) Close() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.closed = true
+	return nil
+}
+
+// Index inserts or replaces doc; see textindex.Indexer.
+func (i *Index) Index(doc *textindex.Document) error {
+	if doc == nil || doc.LinkID == uuid.Nil {
+		return fmt.Errorf("memory: index: %w", textindex.ErrMissingLinkID)
+	}
+	if math.IsNaN(doc.PageRank) || math.IsInf(doc.PageRank, 0) {
+		return fmt.Errorf("memory: index %s: %w", doc.LinkID, textindex.ErrInvalidScore)
+	}
+	// Splitting happens outside the lock: it is the expensive part and
+	// needs no shared state.
+	words := append(terms.Split(doc.Title), terms.Split(doc.Content)...)
+
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return fmt.Errorf("memory: index: %w", textindex.ErrClosed)
+	}
+	e := &entry{doc: *doc, ord: uint32(len(i.byOrd)), tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
+	if old, ok := i.docs[doc.LinkID]; ok {
+		e.doc.PageRank = old.doc.PageRank
+		i.retire(old)
+	} else if s, ok := i.scores[doc.LinkID]; ok {
+		e.doc.PageRank = s
+		delete(i.scores, doc.LinkID)
+	}
+	for n, w := range words {
+		id, ok := i.termIDs[w]
+		if !ok {
+			id = uint32(len(i.termIDs))
+			i.termIDs[w] = id
+		}
+		e.tokens[n] = id
+		if e.tf[id] == 0 {
+			i.postings[id] = append(i.postings[id], e.ord)
+		}
+		e.tf[id]++
+	}
+	i.byOrd = append(i.byOrd, e)
+	i.docs[doc.LinkID] = e
+	i.totalLen += uint64(len(e.tokens))
+	if i.dead > 1024 && i.dead > len(i.docs) {
+		i.compact()
+	}
+	return nil
+}
+
+// retire removes old from the live set. Its postings stay until the next
+// compaction; searches skip them because byOrd no longer points to an entry.
+func (i *Index) retire(old *entry) {
+	i.byOrd[old.ord] = nil
+	i.dead++
+	i.totalLen -= uint64(len(old.tokens))
+}
+
+// compact renumbers the live documents densely and rebuilds the postings
+// without the dead ordinals, so replaced documents do not cost memory or
+// search time forever.
+func (i *Index) compact() {
+	live := make([]*entry, 0, len(i.docs))
+	remap := make([]uint32, len(i.byOrd))
+	for _, e := range i.byOrd {
+		if e == nil {
+			continue
+		}
+		ne := *e
+		ne.ord = uint32(len(live))
+		remap[e.ord] = ne.ord
+		live = append(live, &ne)
+		i.docs[ne.doc.LinkID] = &ne
+	}
+	for id, list := range i.postings {
+		kept := list[:0:0]
+		for _, ord := range list {
+			if i.byOrd[ord] != nil {
+				kept = append(kept, remap[ord])
+			}
+		}
+		if len(kept) == 0 {
+			delete(i.postings, id)
+			continue
+		}
+		i.postings[id] = kept
+	}
+	i.byOrd = live
+	i.dead = 0
+}
+
+// FindByID returns a copy of the document; see textindex.Indexer.
+func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.closed {
+		return nil, fmt.Errorf("memory: find %s: %w", linkID, textindex.ErrClosed)
+	}
+	e, ok := i.docs[linkID]
+	if !ok {
+		return nil, fmt.Errorf("memory: find %s: %w", linkID, textindex.ErrNotFound)
+	}
+	d := e.doc
+	return &d, nil
+}
+
+// UpdateScore sets the document's PageRank, or records it for a document
+// not indexed yet; see textindex.Indexer.
+func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
+	if linkID == uuid.Nil {
+		return fmt.Errorf("memory: update score: %w", textindex.ErrMissingLinkID)
+	}
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return fmt.Errorf("memory: update score of %s: %w", linkID, textindex.ErrInvalidScore)
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return fmt.Errorf("memory: update score of %s: %w", linkID, textindex.ErrClosed)
+	}
+	e, ok := i.docs[linkID]
+	if !ok {
+		i.scores[linkID] = score
+		return nil
+	}
+	// Copy on write: iterators may be reading the old entry.
+	ne := *e
+	ne.doc.PageRank = score
+	i.docs[linkID] = &ne
+	i.byOrd[ne.ord] = &ne
+	return nil
+}

@@ -1,0 +1,21 @@
+package memory_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/indextest"
+	"github.com/linksrus/linksrus/textindex/memory"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newIndex(t *testing.T) textindex.Indexer {
+	idx := memory.New()
+	t.Cleanup(func() { idx.Close() })
+	return idx
+}
+
+func TestConformance(t *testing.T) { indextest.Run(t, newIndex) }

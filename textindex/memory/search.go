@@ -1,0 +1,180 @@
+package memory
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+// BM25 parameters, the customary values (also SQLite FTS5's).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+type hit struct {
+	e     *entry
+	score float64
+}
+
+// Search runs q; see textindex.Indexer and textindex.Query.
+func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
+	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
+		return nil, fmt.Errorf("memory: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
+	}
+	words := terms.Split(q.Expression)
+
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.closed {
+		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
+	}
+	hits := i.match(q.Type, words)
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(a.e.doc.LinkID[:], b.e.doc.LinkID[:])
+	})
+	it := &iterator{total: uint64(len(hits))}
+	if q.Offset < uint64(len(hits)) {
+		it.hits = hits[q.Offset:]
+	}
+	return it, nil
+}
+
+// match returns the live documents matching the query terms, scored. The
+// caller holds the read lock.
+func (i *Index) match(typ textindex.QueryType, words []string) []hit {
+	if len(words) == 0 {
+		return nil
+	}
+	seq := make([]uint32, len(words)) // term IDs in query order, for phrases
+	var lists [][]uint32
+	seen := make(map[uint32]bool)
+	for n, w := range words {
+		id, ok := i.termIDs[w]
+		if !ok {
+			return nil // a term no document has: nothing can match
+		}
+		seq[n] = id
+		if !seen[id] {
+			seen[id] = true
+			lists = append(lists, i.postings[id])
+		}
+	}
+	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
+	cands := intersect(lists)
+
+	live := float64(len(i.docs))
+	avgLen := float64(i.totalLen) / math.Max(live, 1)
+	idf := make(map[uint32]float64, len(seen))
+	for id := range seen {
+		n := float64(i.docFreq(id))
+		idf[id] = math.Log(1 + (live-n+0.5)/(n+0.5))
+	}
+
+	var hits []hit
+	for _, ord := range cands {
+		e := i.byOrd[ord]
+		if e == nil {
+			continue
+		}
+		if typ == textindex.QueryTypePhrase && !containsRun(e.tokens, seq) {
+			continue
+		}
+		var s float64
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(e.tokens))/math.Max(avgLen, 1))
+		for id, w := range idf {
+			tf := float64(e.tf[id])
+			s += w * tf * (bm25K1 + 1) / (tf + norm)
+		}
+		hits = append(hits, hit{e: e, score: s + e.doc.PageRank})
+	}
+	return hits
+}
+
+// docFreq counts the live documents containing the term.
+func (i *Index) docFreq(id uint32) int {
+	n := 0
+	for _, ord := range i.postings[id] {
+		if i.byOrd[ord] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// intersect returns the ordinals present in every list; lists are
+// ascending and sorted shortest first, so the result is at most as long as
+// the first.
+func intersect(lists [][]uint32) []uint32 {
+	out := slices.Clone(lists[0])
+	for _, l := range lists[1:] {
+		kept := out[:0]
+		j := 0
+		for _, ord := range out {
+			for j < len(l) && l[j] < ord {
+				j++
+			}
+			if j < len(l) && l[j] == ord {
+				kept = append(kept, ord)
+			}
+		}
+		out = kept
+		if len(out) == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// containsRun reports whether seq occurs contiguously in tokens.
+func containsRun(tokens, seq []uint32) bool {
+	for p := 0; p+len(seq) <= len(tokens); p++ {
+		if slices.Equal(tokens[p:p+len(seq)], seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// iterator walks a precomputed, sorted hit list. Entries are immutable, so
+// it needs no lock.
+type iterator struct {
+	hits  []hit
+	cur   *entry
+	total uint64
+}
+
+func (it *iterator) Next() bool {
+	if len(it.hits) == 0 {
+		it.cur = nil
+		return false
+	}
+	it.cur, it.hits = it.hits[0].e, it.hits[1:]
+	return true
+}
+
+func (it *iterator) Document() *textindex.Document {
+	if it.cur == nil {
+		return nil
+	}
+	d := it.cur.doc
+	return &d
+}
+
+func (it *iterator) Error() error       { return nil }
+func (it *iterator) TotalCount() uint64 { return it.total }
+
+func (it *iterator) Close() error {
+	it.hits, it.cur = nil, nil
+	return nil
+}

@@ -1,0 +1,58 @@
+package textindex
+
+import "fmt"
+
+// QueryType selects how the terms of a Query.Expression must occur in a
+// document for it to match.
+type QueryType uint8
+
+const (
+	// QueryTypeMatch matches documents that contain every term of the
+	// expression, in any order and at any distance.
+	QueryTypeMatch QueryType = iota
+	// QueryTypePhrase matches documents that contain the terms of the
+	// expression next to each other, in the given order.
+	QueryTypePhrase
+)
+
+// String returns the name of the query type.
+func (t QueryType) String() string {
+	switch t {
+	case QueryTypeMatch:
+		return "match"
+	case QueryTypePhrase:
+		return "phrase"
+	default:
+		return fmt.Sprintf("QueryType(%d)", uint8(t))
+	}
+}
+
+// Query is a full-text search request.
+//
+// The expression is plain text, never a query language: it is split into
+// terms at every character that is not a letter, digit or combining mark, and
+// terms are compared case-insensitively but accent-sensitively ("Café"
+// matches "café" but not "cafe"). Text without such separators, as is
+// common in Chinese or Japanese, forms a single term. An expression without
+// any term matches nothing.
+//
+// Results are ordered by score, highest first, where
+//
+//	score = relevance + PageRank
+//
+// and relevance is the backend's text relevance of the document for the
+// query (BM25 for the memory and sqlite backends, ts_rank for postgres); a
+// title counts as part of the text. Documents with equal scores are ordered
+// by LinkID (byte order), so that paging with Offset is stable as long as the
+// index does not change between pages. Because relevance is not normalised,
+// PageRank (a probability, usually far below 1) mostly breaks ties between
+// documents that are about equally relevant rather than overriding
+// relevance.
+type Query struct {
+	// Type selects match or phrase semantics.
+	Type QueryType
+	// Expression is the user's search text.
+	Expression string
+	// Offset is the number of leading results to skip.
+	Offset uint64
+}

@@ -1,0 +1,188 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+// FindByID returns a copy of the document; see textindex.Indexer.
+func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
+	row := i.db.QueryRowContext(context.Background(), `
+		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at
+		FROM docs d JOIN bodies b ON b.id = d.id
+		WHERE d.link_id = ?`, linkID[:])
+	doc, err := scanDoc(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, textindex.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, closedErr(err))
+	}
+	return doc, nil
+}
+
+// scanDoc reads the columns link_id, page_rank, url, title, content,
+// indexed_at.
+func scanDoc(row interface{ Scan(...any) error }) (*textindex.Document, error) {
+	var (
+		doc       textindex.Document
+		linkID    []byte
+		indexedAt string
+	)
+	if err := row.Scan(&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt); err != nil {
+		return nil, err
+	}
+	id, err := uuid.FromBytes(linkID)
+	if err != nil {
+		return nil, fmt.Errorf("corrupt link_id: %w", err)
+	}
+	doc.LinkID = id
+	if doc.IndexedAt, err = time.Parse(time.RFC3339Nano, indexedAt); err != nil {
+		return nil, fmt.Errorf("corrupt indexed_at: %w", err)
+	}
+	return &doc, nil
+}
+
+// matchExpr turns a query into an FTS5 MATCH expression. Every term is a
+// double-quoted string, which FTS5 never reads as an operator, column
+// filter or prefix; terms hold no quotes, but they are doubled anyway so the
+// quoting does not rest on terms.Split alone. It returns "" when the
+// expression has no terms.
+func matchExpr(q textindex.Query) string {
+	words := terms.Split(q.Expression)
+	if len(words) == 0 {
+		return ""
+	}
+	for n, w := range words {
+		words[n] = strings.ReplaceAll(w, `"`, `""`)
+	}
+	if q.Type == textindex.QueryTypePhrase {
+		return `"` + strings.Join(words, " ") + `"`
+	}
+	return `"` + strings.Join(words, `" "`) + `"` // juxtaposition is AND
+}
+
+// Search runs q; see textindex.Indexer and textindex.Query.
+func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
+	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
+		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
+	}
+	expr := matchExpr(q)
+	it := &iterator{db: i.db, expr: expr, offset: q.Offset}
+	if expr == "" {
+		it.done = true
+		return it, nil
+	}
+	// Counting needs no ranking and no join: FTS5 answers it from the
+	// inverted index alone.
+	err := i.db.QueryRowContext(context.Background(),
+		`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`, expr).Scan(&it.total)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, closedErr(err))
+	}
+	if q.Offset >= it.total || q.Offset > math.MaxInt64 {
+		it.done = true
+	}
+	return it, nil
+}
+
+// batchSize is how many results an iterator fetches at a time: a page or
+// two of a typical result list, so that a caller reading the first ten
+// results does not pay for materialising thousands.
+const batchSize = 64
+
+// pageQuery ranks the hits over rowids and the small docs rows, and joins
+// only the requested page back to the stored text.
+const pageQuery = `
+	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at
+	FROM (
+		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score
+		FROM (SELECT rowid AS id, bm25(docs_fts) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
+		JOIN docs d ON d.id = h.id
+		ORDER BY score DESC, d.link_id
+		LIMIT ? OFFSET ?
+	) p
+	JOIN bodies b ON b.id = p.id
+	ORDER BY p.score DESC, p.link_id`
+
+// iterator fetches results in batches. Each batch is its own statement, so
+// an iterator holds no connection or read transaction between calls, and a
+// document changed while paging may move between batches.
+type iterator struct {
+	db     *sql.DB
+	expr   string
+	offset uint64
+	total  uint64
+
+	batch []*textindex.Document
+	cur   *textindex.Document
+	done  bool // no more batches to fetch
+	err   error
+}
+
+func (it *iterator) Next() bool {
+	if it.err != nil {
+		return false
+	}
+	if len(it.batch) == 0 && !it.done {
+		it.fetch()
+	}
+	if len(it.batch) == 0 {
+		it.cur = nil
+		return false
+	}
+	it.cur, it.batch = it.batch[0], it.batch[1:]
+	return true
+}
+
+func (it *iterator) fetch() {
+	rows, err := it.db.QueryContext(context.Background(), pageQuery, it.expr, batchSize, int64(it.offset))
+	if err != nil {
+		it.err = fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		doc, err := scanDoc(rows)
+		if err != nil {
+			it.err = fmt.Errorf("sqlite: search: read result: %w", err)
+			return
+		}
+		it.batch = append(it.batch, doc)
+	}
+	if err := rows.Err(); err != nil {
+		it.err = fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
+		it.batch = nil
+		return
+	}
+	it.offset += uint64(len(it.batch))
+	if len(it.batch) < batchSize || it.offset >= it.total {
+		it.done = true
+	}
+}
+
+func (it *iterator) Document() *textindex.Document {
+	if it.cur == nil {
+		return nil
+	}
+	d := *it.cur
+	return &d
+}
+
+func (it *iterator) Error() error       { return it.err }
+func (it *iterator) TotalCount() uint64 { return it.total }
+
+func (it *iterator) Close() error {
+	it.batch, it.cur, it.done = nil, nil, true
+	return nil
+}

@@ -1,0 +1,62 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+)
+
+// migrations are applied in order; the database's user_version is the
+// number already applied. Append, never edit: files in the field have run
+// the old ones.
+var migrations = []string{
+	`CREATE TABLE docs (
+		id        INTEGER PRIMARY KEY,
+		link_id   BLOB NOT NULL UNIQUE,
+		page_rank REAL NOT NULL DEFAULT 0
+	);
+	CREATE TABLE bodies (
+		id         INTEGER PRIMARY KEY REFERENCES docs (id),
+		url        TEXT NOT NULL,
+		title      TEXT NOT NULL,
+		content    TEXT NOT NULL,
+		indexed_at TEXT NOT NULL
+	);
+	CREATE VIRTUAL TABLE docs_fts USING fts5 (
+		body,
+		content = '',
+		contentless_delete = 1,
+		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*'"
+	);`,
+}
+
+// migrate brings the schema up to date in one immediate transaction, so
+// concurrent openers of a new file apply it exactly once.
+func (i *Index) migrate(ctx context.Context) error {
+	i.writeMu.Lock()
+	defer i.writeMu.Unlock()
+	tx, err := i.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("migrate: read schema version: %w", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("migrate: schema version %d is newer than this program's %d", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate: apply migration %d: %w", v+1, err)
+		}
+	}
+	// PRAGMA takes no bound parameters; the value is our own integer.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
+		return fmt.Errorf("migrate: record schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}

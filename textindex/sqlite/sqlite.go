@@ -1,0 +1,149 @@
+// Package sqlite is the embedded, persistent textindex backend and the
+// command-line tool's default: one SQLite file with an FTS5 full-text index,
+// through modernc.org/sqlite (pure Go, no cgo).
+//
+// It was chosen by measurement: on the same 21,633 extracted pages SQLite
+// FTS5 indexed about 12,000 documents/s with about 50 MB of extra memory,
+// against 1,800 to 3,600 for bleve and 2,900 for bluge.
+//
+// # URLs
+//
+// Importing the package registers the "sqlite" scheme with textindex.Open:
+//
+//	sqlite:///absolute/path/index.db   (three slashes: empty host, absolute path)
+//	sqlite:relative/path/index.db      (relative to the working directory)
+//
+// Missing parent directories are created. The URL takes no parameters.
+//
+// # Storage
+//
+// The database runs in WAL mode with synchronous=NORMAL: readers never
+// block the writer and a commit does not wait for fsync, so a power loss
+// (not a process crash) may lose the last few commits but never corrupts the
+// file. Writes are serialised in the process (one writer is all SQLite
+// allows); reads run in parallel. The WAL files (index.db-wal, index.db-shm)
+// belong to the index and must be kept next to it.
+//
+// Three tables share one rowid: docs (LinkID and PageRank, small rows),
+// bodies (URL, title, content, time) and docs_fts, a contentless FTS5 table
+// over the title and content that stores only the inverted index, so the
+// text is not stored twice. A score recorded for a page not indexed yet is a
+// docs row without a bodies or docs_fts row, which no search can reach.
+//
+// # Ranking
+//
+// Relevance is FTS5's bm25() (negated so that higher is better) over the
+// title and content taken together; the score is relevance + PageRank, ties
+// broken by LinkID. Ranking and counting run over rowids and the small docs
+// rows; only the page of results being returned is joined back to bodies, so
+// a broad query does not read the text of every hit.
+//
+// The tokenizer is FTS5's unicode61 with diacritics kept and letters,
+// numbers and marks as token characters, matching textindex.Query's rules.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+func init() {
+	textindex.Register("sqlite", func(ctx context.Context, u *url.URL) (textindex.Indexer, error) {
+		path, err := pathFromURL(u)
+		if err != nil {
+			return nil, err
+		}
+		return Open(ctx, path)
+	})
+}
+
+// pathFromURL extracts the database file path from a sqlite URL.
+func pathFromURL(u *url.URL) (string, error) {
+	if u.User != nil || u.Host != "" {
+		return "", fmt.Errorf("sqlite: URL %q has a host; use sqlite:///absolute/path or sqlite:relative/path", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("sqlite: URL %q: parameters are not supported", u.Redacted())
+	}
+	path := u.Path
+	if u.Opaque != "" {
+		p, err := url.PathUnescape(u.Opaque)
+		if err != nil {
+			return "", fmt.Errorf("sqlite: URL %q: %w", u.Redacted(), err)
+		}
+		path = p
+	}
+	if path == "" || path == "/" {
+		return "", fmt.Errorf("sqlite: URL %q names no file", u.Redacted())
+	}
+	return path, nil
+}
+
+var _ textindex.Indexer = (*Index)(nil)
+
+// Index is a textindex.Indexer stored in a SQLite database file.
+type Index struct {
+	db *sql.DB
+	// writeMu serialises writers in the process: SQLite allows one at a
+	// time anyway, and queuing here is cheaper than SQLite's busy-wait.
+	writeMu sync.Mutex
+}
+
+// Open opens, or creates, the index in the SQLite file at path and brings
+// its schema up to date. Several processes may open the same file; writes
+// are then serialised by SQLite's lock, waiting up to busyTimeout.
+func Open(ctx context.Context, path string) (*Index, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlite: open %q: file names with '?' or '#' are not supported", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: create parent directory: %w", path, err)
+	}
+	dsn := path + "?_pragma=busy_timeout(" + busyTimeoutMillis + ")&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	// Readers run in parallel on their own connections; a few more than
+	// the CPUs keeps the writer's connection from starving them.
+	db.SetMaxOpenConns(runtime.GOMAXPROCS(0) + 2)
+	db.SetMaxIdleConns(runtime.GOMAXPROCS(0) + 2)
+	idx := &Index{db: db}
+	if err := idx.migrate(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
+	}
+	return idx, nil
+}
+
+// busyTimeoutMillis is how long a statement waits for another process's
+// lock on the file before failing with SQLITE_BUSY.
+const busyTimeoutMillis = "10000"
+
+// Close closes the database. Iterators still open fail afterwards.
+func (i *Index) Close() error {
+	if err := i.db.Close(); err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
+
+// closedErr maps database/sql's error for a closed pool to
+// textindex.ErrClosed, so callers can match it like with other backends.
+func closedErr(err error) error {
+	if err != nil && strings.Contains(err.Error(), "sql: database is closed") {
+		return fmt.Errorf("%w (%w)", textindex.ErrClosed, err)
+	}
+	return err
+}
