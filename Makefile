@@ -1,0 +1,50 @@
+# The targets a developer and CI use. `make test` is the test command that
+# README.md names and .ci/run calls.
+GO            ?= go
+STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@2026.2.2
+MOCKGEN       ?= go.uber.org/mock/mockgen@v0.6.0
+GOBIN         ?= $(shell $(GO) env GOPATH)/bin
+TESTFLAGS     ?=
+BENCH         ?= .
+BENCHTIME     ?= 1s
+FUZZTIME      ?= 20s
+
+.PHONY: all deps build test lint bench fuzz generate clean
+
+all: lint test
+
+## deps: download modules and install the tools lint and generate need
+deps:
+	$(GO) mod download
+	$(GO) install $(STATICCHECK)
+	$(GO) install $(MOCKGEN)
+
+## build: build the linksrus command into ./bin
+build:
+	$(GO) build -o bin/linksrus ./cmd/linksrus
+
+## test: every test with the race detector (PostgreSQL suites need LINKSRUS_TEST_PG)
+test:
+	$(GO) test -race -count=1 $(TESTFLAGS) ./...
+
+## lint: go vet and staticcheck
+lint:
+	$(GO) vet ./...
+	@test -x $(GOBIN)/staticcheck || $(GO) install $(STATICCHECK)
+	$(GOBIN)/staticcheck ./...
+
+## bench: every benchmark, with allocations, no tests
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
+
+## fuzz: each fuzz target for FUZZTIME (CI runs this with a short time)
+fuzz:
+	@./.ci/fuzz.sh $(FUZZTIME)
+
+## generate: regenerate mocks
+generate:
+	@test -x $(GOBIN)/mockgen || $(GO) install $(MOCKGEN)
+	PATH="$(GOBIN):$$PATH" $(GO) generate ./...
+
+clean:
+	rm -rf bin
