@@ -1,0 +1,174 @@
+// Package bolt is the embedded, persistent linkgraph backend and the default
+// of the command-line tool: a single bbolt file, no server, safe against the
+// process being killed at any moment (every upsert that returned is on disk
+// and fsynced; an interrupted one is rolled back as a whole).
+//
+// It registers the scheme "bolt" with linkgraph.Open. The URL names the
+// database file; missing parent directories are created:
+//
+//	bolt:///var/lib/linksrus/graph.db   absolute path
+//	bolt:graph.db                       path relative to the working directory
+//	bolt:///tmp/graph.db?nosync=1       skip fsync: several times faster and
+//	                                    still safe if the process dies, but a
+//	                                    power failure may lose or corrupt data
+//
+// Only one process may have the file open; a second Open fails after a short
+// wait instead of blocking.
+//
+// bbolt was chosen over SQLite (modernc.org/sqlite) by measurement on the
+// target machine: with an fsync per committed batch it upserted links about
+// 1.6x and edges about 1.6x as fast, and scanned ID ranges more than ten
+// times as fast (see README.md). SQLite uses about 40% less disk.
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/linksrus/linksrus/linkgraph"
+	bbolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+func init() {
+	linkgraph.Register("bolt", func(_ context.Context, u *url.URL) (linkgraph.Graph, error) {
+		path, opts, err := parseURL(u)
+		if err != nil {
+			return nil, err
+		}
+		return Open(path, opts)
+	})
+}
+
+// Options tunes Open. The zero value is the safe default.
+type Options struct {
+	// NoSync skips fsync on commit. Committed data survives the process
+	// being killed but not a power failure or kernel crash.
+	NoSync bool
+	// LockTimeout is how long Open waits for another process to release
+	// the file; zero means one second.
+	LockTimeout time.Duration
+}
+
+// ErrLocked is returned by Open when another process holds the database.
+var ErrLocked = errors.New("bolt graph: database file is in use by another process")
+
+// schemaVersion is stored in the meta bucket so that a future format change
+// can recognise and migrate old files.
+const schemaVersion = 1
+
+var (
+	bucketMeta  = []byte("meta")
+	bucketLinks = []byte("links") // link ID -> retrievedAt, URL
+	bucketURLs  = []byte("urls")  // URL -> link ID
+	bucketEdges = []byte("edges") // src ID, dst ID -> edge ID, updatedAt
+	keyVersion  = []byte("version")
+)
+
+// Graph is a linkgraph.Graph stored in a bbolt file.
+type Graph struct {
+	db *bbolt.DB
+}
+
+var _ linkgraph.Graph = (*Graph)(nil)
+
+// Open opens or creates the graph stored at path.
+func Open(path string, opts Options) (*Graph, error) {
+	if path == "" {
+		return nil, errors.New("bolt graph: open: empty path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("bolt graph: open: create directory: %w", err)
+	}
+	timeout := opts.LockTimeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout: timeout,
+		NoSync:  opts.NoSync,
+		// The free list is rebuilt from the file on open instead of being
+		// written on every commit, which makes commits cheaper.
+		NoFreelistSync: true,
+		FreelistType:   bbolt.FreelistMapType,
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("bolt graph: open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
+	}
+	if err := db.Update(initSchema); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
+	}
+	return &Graph{db: db}, nil
+}
+
+func initSchema(tx *bbolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return fmt.Errorf("create meta bucket: %w", err)
+	}
+	if v := meta.Get(keyVersion); v != nil {
+		if len(v) != 1 || v[0] != schemaVersion {
+			return fmt.Errorf("unsupported schema version %v (this program knows %d)", v, schemaVersion)
+		}
+	} else if err := meta.Put(keyVersion, []byte{schemaVersion}); err != nil {
+		return fmt.Errorf("write schema version: %w", err)
+	}
+	for _, name := range [][]byte{bucketLinks, bucketURLs, bucketEdges} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// parseURL turns "bolt:///abs/path?nosync=1" or "bolt:rel/path" into a path
+// and options.
+func parseURL(u *url.URL) (string, Options, error) {
+	var opts Options
+	path := u.Path
+	if u.Opaque != "" {
+		path = u.Opaque
+	}
+	if u.Host != "" {
+		return "", opts, fmt.Errorf("bolt URL %q has a host; want bolt:///absolute/path or bolt:relative/path", u.Redacted())
+	}
+	if path == "" || path == "/" {
+		return "", opts, fmt.Errorf("bolt URL %q names no file; want bolt:///absolute/path or bolt:relative/path", u.Redacted())
+	}
+	for k, v := range u.Query() {
+		switch k {
+		case "nosync":
+			switch v[len(v)-1] {
+			case "1", "true":
+				opts.NoSync = true
+			case "0", "false":
+			default:
+				return "", opts, fmt.Errorf("bolt URL: nosync=%q, want 1, true, 0 or false", v[len(v)-1])
+			}
+		default:
+			return "", opts, fmt.Errorf("bolt URL: unknown option %q (known: nosync)", k)
+		}
+	}
+	return filepath.Clean(path), opts, nil
+}
+
+// Close closes the database file. It waits for running transactions; open
+// iterators hold none between pages.
+func (g *Graph) Close() error {
+	if err := g.db.Close(); err != nil {
+		return fmt.Errorf("bolt graph: close: %w", err)
+	}
+	return nil
+}
+
+// Path returns the database file's path.
+func (g *Graph) Path() string { return g.db.Path() }

@@ -1,0 +1,123 @@
+package bolt
+
+import (
+	"errors"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/graphtest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestConformance(t *testing.T) {
+	graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
+		g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return g
+	})
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "dir", "graph.db")
+	g, err := linkgraph.Open(t.Context(), "bolt://"+path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
+	links := []*linkgraph.Link{{URL: "https://a.example/", RetrievedAt: at}, {URL: "https://b.example/"}}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatalf("UpsertLinks: %v", err)
+	}
+	e := &linkgraph.Edge{Src: links[0].ID, Dst: links[1].ID, UpdatedAt: at}
+	if err := g.UpsertEdge(e); err != nil {
+		t.Fatalf("UpsertEdge: %v", err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	g2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer g2.Close()
+	for _, want := range links {
+		got, err := g2.FindLink(want.ID)
+		if err != nil {
+			t.Fatalf("FindLink after reopen: %v", err)
+		}
+		if *got != *want {
+			t.Fatalf("after reopen got %+v, want %+v", got, want)
+		}
+	}
+	it, err := g2.Edges(uuid.Nil, uuid.Nil, at.Add(time.Second))
+	if err != nil {
+		t.Fatalf("Edges: %v", err)
+	}
+	defer it.Close()
+	if !it.Next() || *it.Edge() != *e {
+		t.Fatalf("edge after reopen: %+v (error %v), want %+v", it.Edge(), it.Error(), e)
+	}
+}
+
+func TestSecondOpenFailsFast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	g, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer g.Close()
+	start := time.Now()
+	g2, err := Open(path, Options{LockTimeout: 100 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) {
+		if g2 != nil {
+			g2.Close()
+		}
+		t.Fatalf("second Open error = %v, want ErrLocked", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("second Open took %v", d)
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	for _, tc := range []struct {
+		raw    string
+		path   string
+		nosync bool
+		bad    bool
+	}{
+		{raw: "bolt:///var/lib/graph.db", path: "/var/lib/graph.db"},
+		{raw: "bolt:graph.db", path: "graph.db"},
+		{raw: "bolt:data/graph.db?nosync=1", path: "data/graph.db", nosync: true},
+		{raw: "bolt:///g.db?nosync=false", path: "/g.db"},
+		{raw: "bolt://host/g.db", bad: true},
+		{raw: "bolt://", bad: true},
+		{raw: "bolt:///", bad: true},
+		{raw: "bolt:///g.db?nosync=maybe", bad: true},
+		{raw: "bolt:///g.db?cache=1", bad: true},
+	} {
+		u, err := url.Parse(tc.raw)
+		if err != nil {
+			t.Fatalf("url.Parse(%q): %v", tc.raw, err)
+		}
+		path, opts, err := parseURL(u)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("parseURL(%q) = %q, want an error", tc.raw, path)
+			}
+			continue
+		}
+		if err != nil || path != tc.path || opts.NoSync != tc.nosync {
+			t.Errorf("parseURL(%q) = %q, %+v, %v; want %q, nosync %v", tc.raw, path, opts, err, tc.path, tc.nosync)
+		}
+	}
+}

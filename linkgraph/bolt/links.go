@@ -1,0 +1,122 @@
+package bolt
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// UpsertLink implements linkgraph.Graph.
+func (g *Graph) UpsertLink(l *linkgraph.Link) error {
+	if err := graphutil.ValidateLink(l); err != nil {
+		return fmt.Errorf("bolt graph: upsert link: %w", err)
+	}
+	if err := g.upsertLinks([]*linkgraph.Link{l}); err != nil {
+		return fmt.Errorf("bolt graph: upsert link: %w", err)
+	}
+	return nil
+}
+
+// UpsertLinks implements linkgraph.Graph.
+func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
+	if err := g.upsertLinks(links); err != nil {
+		return fmt.Errorf("bolt graph: upsert links: %w", err)
+	}
+	return nil
+}
+
+func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
+	b, err := graphutil.DedupLinks(links)
+	if err != nil {
+		return err
+	}
+	if len(b.URLs) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(b.URLs))
+	at := make([]time.Time, len(b.URLs))
+	// bbolt serialises writers, so two upserts of one URL cannot both miss
+	// it in the URL index: concurrent callers get the same ID.
+	err = g.db.Update(func(tx *bbolt.Tx) error {
+		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
+		for i, u := range b.URLs {
+			key := []byte(u)
+			if v := urlsB.Get(key); v != nil {
+				if len(v) != 16 {
+					return fmt.Errorf("corrupt URL index entry for %q", u)
+				}
+				id := uuid.UUID(v)
+				stored, err := decodeLink(id[:], linksB.Get(id[:]))
+				if err != nil {
+					return fmt.Errorf("link %s: %w", id, err)
+				}
+				ids[i], at[i] = id, stored.RetrievedAt
+				if b.RetrievedAt[i].After(stored.RetrievedAt) {
+					at[i] = b.RetrievedAt[i]
+					if err := linksB.Put(id[:], encodeLink(at[i], u)); err != nil {
+						return fmt.Errorf("update link %s: %w", id, err)
+					}
+				}
+				continue
+			}
+			id := uuid.New()
+			if err := linksB.Put(id[:], encodeLink(b.RetrievedAt[i], u)); err != nil {
+				return fmt.Errorf("insert link: %w", err)
+			}
+			if err := urlsB.Put(key, id[:]); err != nil {
+				return fmt.Errorf("index link: %w", err)
+			}
+			ids[i], at[i] = id, b.RetrievedAt[i]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, l := range links {
+		l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
+	}
+	return nil
+}
+
+// FindLink implements linkgraph.Graph.
+func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
+	var l *linkgraph.Link
+	err := g.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketLinks).Get(id[:])
+		if v == nil {
+			return linkgraph.ErrNotFound
+		}
+		var err error
+		l, err = decodeLink(id[:], v)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bolt graph: find link %s: %w", id, err)
+	}
+	return l, nil
+}
+
+// Links implements linkgraph.Graph.
+func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error) {
+	// Fail now rather than on the first Next if the graph is closed.
+	if err := g.db.View(func(*bbolt.Tx) error { return nil }); err != nil {
+		return nil, fmt.Errorf("bolt graph: links: %w", err)
+	}
+	before := graphutil.Timestamp(retrievedBefore)
+	it := &iterator[linkgraph.Link]{
+		db: g.db, bucket: bucketLinks, from: fromID, to: toID, op: "links",
+		decode: func(k, v []byte) (*linkgraph.Link, bool, error) {
+			l, err := decodeLink(k, v)
+			if err != nil {
+				return nil, false, err
+			}
+			return l, l.RetrievedAt.Before(before), nil
+		},
+	}
+	return &linkIterator{it}, nil
+}
