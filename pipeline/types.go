@@ -1,5 +1,3 @@
-// Package pipeline runs payloads from a Source through a sequence of stages
-// to a Sink, each stage on its own goroutines, connected by bounded channels.
 package pipeline
 
 import "context"

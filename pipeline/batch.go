@@ -1,0 +1,236 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// BatchProcessor is implemented by user code that handles many payloads in
+// one call, such as one database transaction for many records.
+type BatchProcessor interface {
+	// ProcessBatch processes batch in place. Leaving batch[i] unchanged
+	// forwards it; setting it to nil drops it (the pipeline marks it
+	// processed); setting it to another payload forwards that one instead,
+	// and the processor takes over the original. On error nothing is
+	// forwarded and the pipeline marks every original payload processed.
+	// The slice is reused for the next batch: do not keep it.
+	ProcessBatch(ctx context.Context, batch []Payload) error
+}
+
+// BatchProcessorFunc adapts a function to the BatchProcessor interface.
+type BatchProcessorFunc func(ctx context.Context, batch []Payload) error
+
+// ProcessBatch calls f(ctx, batch).
+func (f BatchProcessorFunc) ProcessBatch(ctx context.Context, batch []Payload) error {
+	return f(ctx, batch)
+}
+
+// Batch returns a StageRunner that collects payloads into batches of at most
+// maxSize and passes each batch to proc in one call, in arrival order.
+//
+// A batch is flushed when it is full, when maxDelay has passed since its
+// first payload arrived, or when the input is closed. With maxDelay <= 0 a
+// batch is also flushed whenever no further payload is ready at once, so
+// the stage batches only what has queued up and never waits.
+//
+// Surviving payloads are emitted in batch order. An error, or a panic in
+// proc, is reported and ends the stage; every payload of the batch is marked
+// processed. When the run stops, the payloads held are marked processed.
+// maxSize must be at least 1.
+func Batch(proc BatchProcessor, maxSize int, maxDelay time.Duration) StageRunner {
+	b := batcher{proc: proc, size: maxSize, delay: maxDelay}
+	switch {
+	case proc == nil:
+		b.err = fmt.Errorf("%w: Batch: nil processor", ErrInvalidConfig)
+	case maxSize < 1:
+		b.err = fmt.Errorf("%w: Batch: max size %d (want >= 1)", ErrInvalidConfig, maxSize)
+	}
+	return b
+}
+
+type batcher struct {
+	proc  BatchProcessor
+	size  int
+	delay time.Duration
+	err   error
+}
+
+func (b batcher) validate() error { return b.err }
+
+// Run implements StageRunner.
+func (b batcher) Run(ctx context.Context, params StageParams) {
+	if b.err != nil {
+		reportInvalid(params, b.err)
+		return
+	}
+	r := batchRun{
+		batcher: b,
+		ctx:     ctx,
+		in:      params.Input(),
+		out:     params.Output(),
+		errCh:   params.Error(),
+		w:       newDispatcher(ctx, statsOf(params)),
+		batch:   make([]Payload, 0, b.size),
+		orig:    make([]Payload, 0, b.size),
+	}
+	r.run()
+}
+
+// batchRun is the state of one Run of a batcher.
+type batchRun struct {
+	batcher
+	ctx   context.Context
+	in    <-chan Payload
+	out   chan<- Payload
+	errCh chan<- error
+	w     worker
+	batch []Payload // what proc sees and may rewrite
+	orig  []Payload // the payloads as received, to mark those proc drops
+	timer *time.Timer
+}
+
+func (r *batchRun) run() {
+	defer r.abandon()
+	if r.delay > 0 {
+		r.timer = time.NewTimer(r.delay)
+		r.timer.Stop()
+		defer r.timer.Stop()
+	}
+	for {
+		if len(r.batch) == 0 {
+			// Nothing held: wait for the first payload of a batch.
+			p, status := r.w.recv(r.in)
+			if status != received {
+				return
+			}
+			r.add(p)
+			if r.timer != nil {
+				r.timer.Reset(r.delay)
+			}
+		} else if !r.next() {
+			return
+		}
+		if len(r.batch) == r.size && !r.flush() {
+			return
+		}
+	}
+}
+
+// next adds the next payload to a non-empty batch, or flushes the batch if
+// it is due first. It returns false when the stage must stop.
+func (r *batchRun) next() bool {
+	if r.w.isStopped() {
+		return false
+	}
+	select {
+	case p, ok := <-r.in:
+		if !ok {
+			r.flush()
+			return false
+		}
+		r.add(p)
+		return true
+	default:
+	}
+	if r.timer == nil {
+		return r.flush()
+	}
+	select {
+	case p, ok := <-r.in:
+		if !ok {
+			r.flush()
+			return false
+		}
+		r.add(p)
+		return true
+	case <-r.timer.C:
+		return r.flush()
+	case <-r.w.done:
+		return false
+	}
+}
+
+func (r *batchRun) add(p Payload) {
+	r.w.stats.in.Add(1)
+	r.batch = append(r.batch, p)
+}
+
+// flush processes the batch and forwards what survives. It returns false
+// when the stage must stop.
+func (r *batchRun) flush() bool {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	st := r.w.stats
+	r.orig = append(r.orig[:0], r.batch...)
+	start := time.Now()
+	err := safeProcessBatch(r.ctx, r.proc, r.batch)
+	st.busy.Add(int64(time.Since(start)))
+	if err != nil {
+		st.failed.Add(uint64(len(r.orig)))
+		for _, p := range r.orig {
+			p.MarkAsProcessed()
+		}
+		r.reset()
+		r.errCh <- err
+		return false
+	}
+	for i, q := range r.batch {
+		if q == nil {
+			st.dropped.Add(1)
+			r.orig[i].MarkAsProcessed()
+			continue
+		}
+		if !r.w.send(r.out, q) {
+			r.release(i)
+			r.reset()
+			return false
+		}
+		st.out.Add(1)
+	}
+	r.reset()
+	return true
+}
+
+// release marks processed what is left of a processed batch from index i
+// on, when the run stops before it could all be forwarded.
+func (r *batchRun) release(i int) {
+	st := r.w.stats
+	for j := i; j < len(r.batch); j++ {
+		if r.batch[j] == nil {
+			st.dropped.Add(1)
+			r.orig[j].MarkAsProcessed()
+		} else {
+			st.abandoned.Add(1)
+			r.batch[j].MarkAsProcessed()
+		}
+	}
+}
+
+func (r *batchRun) reset() {
+	clear(r.batch)
+	r.batch = r.batch[:0]
+	clear(r.orig)
+	r.orig = r.orig[:0]
+}
+
+// abandon marks processed the payloads held when the stage stops.
+func (r *batchRun) abandon() {
+	for _, p := range r.batch {
+		if p != nil {
+			p.MarkAsProcessed()
+			r.w.stats.abandoned.Add(1)
+		}
+	}
+	r.reset()
+}
+
+func safeProcessBatch(ctx context.Context, proc BatchProcessor, batch []Payload) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = newPanicError(r)
+		}
+	}()
+	return proc.ProcessBatch(ctx, batch)
+}

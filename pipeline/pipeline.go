@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Pipeline moves payloads from a Source through its stages to a Sink. It can
+// be run any number of times, also concurrently, if its stages allow it
+// (the built-in runners do).
+type Pipeline struct {
+	stages []StageRunner
+	opts   Options
+	last   atomic.Pointer[runStats] // the counters of the latest run
+}
+
+// New returns a pipeline whose payloads traverse stages in order, with the
+// default Options. A pipeline with no stages copies the source to the sink.
+func New(stages ...StageRunner) *Pipeline {
+	return NewWithOptions(Options{}, stages...)
+}
+
+// NewWithOptions is New with explicit options; invalid options make Process
+// fail with ErrInvalidConfig.
+func NewWithOptions(opts Options, stages ...StageRunner) *Pipeline {
+	return &Pipeline{stages: stages, opts: opts}
+}
+
+// Stats returns the counters of the most recently started run: live while
+// it runs, final once Process has returned. Before the first run every
+// counter is zero.
+func (p *Pipeline) Stats() Stats {
+	if rs := p.last.Load(); rs != nil {
+		return rs.snapshot()
+	}
+	return newRunStats(len(p.stages)).snapshot()
+}
+
+// Process runs the pipeline: it reads payloads from source until it has no
+// more, passes each through the stages and hands the survivors to sink.
+//
+// It returns nil when every payload has been handled. The first error from
+// the source, a stage or the sink cancels the run; Process then returns a
+// *multierror.Error holding every error reported, each an *Error saying
+// where it happened. If ctx is canceled first, Process returns an error
+// wrapping ctx.Err().
+// In every case Process returns only after all goroutines it started have
+// exited and every payload that entered has been marked processed.
+//
+// Invalid configuration (nil source, sink or stage, or a built-in runner
+// with bad arguments) is reported as ErrInvalidConfig before anything runs.
+func (p *Pipeline) Process(ctx context.Context, source Source, sink Sink) error {
+	buf, err := p.validate(source, sink)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	bus := newErrorBus(cancel)
+	rs := newRunStats(len(p.stages))
+	p.last.Store(rs)
+
+	// chans[i] feeds stage i; the last one feeds the sink.
+	chans := make([]chan Payload, len(p.stages)+1)
+	for i := range chans {
+		chans[i] = make(chan Payload, buf)
+	}
+
+	var wg sync.WaitGroup
+	for i, stage := range p.stages {
+		errCh := make(chan error)
+		params := &workerParams{
+			stage: i,
+			in:    chans[i],
+			out:   chans[i+1],
+			errCh: errCh,
+			stats: rs.stages[i],
+			buf:   buf,
+		}
+		wg.Go(func() { runStage(runCtx, stage, params, errCh, bus, &rs.abandoned) })
+	}
+	wg.Go(func() { runSource(runCtx, source, chans[0], bus, rs) })
+	wg.Go(func() { runSink(runCtx, sink, chans[len(chans)-1], bus, rs) })
+	wg.Wait()
+
+	if err := bus.err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pipeline: run stopped: %w", err)
+	}
+	return nil
+}
+
+func (p *Pipeline) validate(source Source, sink Sink) (int, error) {
+	buf, err := p.opts.bufferSize()
+	if err != nil {
+		return 0, err
+	}
+	if source == nil {
+		return 0, fmt.Errorf("%w: nil source", ErrInvalidConfig)
+	}
+	if sink == nil {
+		return 0, fmt.Errorf("%w: nil sink", ErrInvalidConfig)
+	}
+	for i, stage := range p.stages {
+		if stage == nil {
+			return 0, fmt.Errorf("%w: stage %d is nil", ErrInvalidConfig, i)
+		}
+		if v, ok := stage.(validator); ok {
+			if err := v.validate(); err != nil {
+				return 0, fmt.Errorf("stage %d: %w", i, err)
+			}
+		}
+	}
+	return buf, nil
+}
