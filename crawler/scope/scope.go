@@ -1,0 +1,190 @@
+package scope
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
+)
+
+// ErrConfig is wrapped by New's errors for an invalid Config or seed.
+var ErrConfig = errors.New("scope: invalid configuration")
+
+// Config selects the rules of a Scope. The zero value accepts every http(s)
+// link at any depth.
+type Config struct {
+	// MaxDepth is the largest link depth fetched, seeds being depth 0 and
+	// links found on a depth-d page depth d+1. 0 means no limit, which is
+	// safe only together with a host or domain restriction.
+	MaxDepth int
+	// SameHostOnly restricts fetching to the hosts of the seeds (compared
+	// without port, case-insensitively), as gocrawl's option of that name.
+	SameHostOnly bool
+	// Domains lists accepted registrable domains ("example.com",
+	// "example.co.uk"): a link is fetched only if its host's eTLD+1 is
+	// listed. A host that is an IP address or has no public suffix (e.g.
+	// "localhost") is its own registrable domain. Empty means any domain,
+	// unless SeedDomains adds some.
+	Domains []string
+	// SeedDomains adds the registrable domain of every seed to Domains, so
+	// a crawl stays on the sites it was started on but follows their
+	// subdomains.
+	SeedDomains bool
+	// Exclude lists regular expressions (RE2 syntax) matched against the
+	// normalised URL string; a link matching any of them is skipped.
+	Exclude []string
+	// Include, if not empty, lists regular expressions of which a link must
+	// match at least one. Exclude wins over Include.
+	Include []string
+	// Filter, if set, is called last for links that passed every other rule
+	// and may reject them. It must be safe for concurrent use.
+	Filter func(u *url.URL, depth int) bool
+}
+
+// Scope applies a Config. It is immutable and safe for concurrent use.
+type Scope struct {
+	maxDepth int
+	hosts    map[string]struct{} // nil: any host
+	domains  map[string]struct{} // nil: any domain
+	exclude  []*regexp.Regexp
+	include  []*regexp.Regexp
+	filter   func(*url.URL, int) bool
+}
+
+// New builds a Scope from cfg and the seed URLs, which define the hosts
+// and, with SeedDomains, the domains that are in scope. It returns an error
+// wrapping ErrConfig for a bad pattern, domain or seed.
+func New(cfg Config, seeds []*url.URL) (*Scope, error) {
+	if cfg.MaxDepth < 0 {
+		return nil, fmt.Errorf("%w: negative MaxDepth %d", ErrConfig, cfg.MaxDepth)
+	}
+	s := &Scope{maxDepth: cfg.MaxDepth, filter: cfg.Filter}
+	if (cfg.SameHostOnly || cfg.SeedDomains) && len(seeds) == 0 {
+		return nil, fmt.Errorf("%w: SameHostOnly and SeedDomains need at least one seed", ErrConfig)
+	}
+	if cfg.SameHostOnly {
+		s.hosts = make(map[string]struct{}, len(seeds))
+	}
+	if len(cfg.Domains) > 0 || cfg.SeedDomains {
+		s.domains = make(map[string]struct{}, len(cfg.Domains)+len(seeds))
+	}
+	for _, d := range cfg.Domains {
+		d = canonicalHost(d)
+		if d == "" {
+			return nil, fmt.Errorf("%w: empty accepted domain", ErrConfig)
+		}
+		if reg := registrable(d); reg != d {
+			return nil, fmt.Errorf("%w: %q is not a registrable domain (its registrable domain is %q)", ErrConfig, d, reg)
+		}
+		s.domains[d] = struct{}{}
+	}
+	for _, u := range seeds {
+		if !valid(u) {
+			return nil, fmt.Errorf("%w: seed %v is not an absolute http(s) URL", ErrConfig, u)
+		}
+		host := canonicalHost(u.Hostname())
+		if s.hosts != nil {
+			s.hosts[host] = struct{}{}
+		}
+		if cfg.SeedDomains {
+			s.domains[registrable(host)] = struct{}{}
+		}
+	}
+	var err error
+	if s.exclude, err = compileAll("Exclude", cfg.Exclude); err != nil {
+		return nil, err
+	}
+	if s.include, err = compileAll("Include", cfg.Include); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Check reports whether u, found at the given depth from the seeds, is in
+// scope, or the first rule that rejects it. u should be normalised (see
+// package urlnorm) so that patterns see one spelling of each URL.
+func (s *Scope) Check(u *url.URL, depth int) Reason {
+	if !valid(u) {
+		return SkipInvalid
+	}
+	if s.maxDepth > 0 && depth > s.maxDepth {
+		return SkipDepth
+	}
+	var host string
+	if s.hosts != nil || s.domains != nil {
+		host = canonicalHost(u.Hostname())
+	}
+	if s.hosts != nil {
+		if _, ok := s.hosts[host]; !ok {
+			return SkipHost
+		}
+	}
+	if s.domains != nil {
+		if _, ok := s.domains[registrable(host)]; !ok {
+			return SkipDomain
+		}
+	}
+	if len(s.exclude) > 0 || len(s.include) > 0 {
+		str := u.String()
+		for _, re := range s.exclude {
+			if re.MatchString(str) {
+				return SkipExcluded
+			}
+		}
+		if len(s.include) > 0 && !matchAny(s.include, str) {
+			return SkipNotIncluded
+		}
+	}
+	if s.filter != nil && !s.filter(u, depth) {
+		return SkipFilter
+	}
+	return InScope
+}
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func compileAll(field string, patterns []string) ([]*regexp.Regexp, error) {
+	res := make([]*regexp.Regexp, 0, len(patterns))
+	for _, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s pattern %q: %w", ErrConfig, field, p, err)
+		}
+		res = append(res, re)
+	}
+	return res, nil
+}
+
+func valid(u *url.URL) bool {
+	return u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// canonicalHost lower-cases host and drops a trailing dot, so that hosts
+// compare equal however they were spelled.
+func canonicalHost(host string) string {
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// registrable returns the registrable domain (eTLD+1) of host; an IP
+// address or a host that is itself a public suffix is returned unchanged.
+func registrable(host string) string {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return host
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return host
+	}
+	return d
+}

@@ -1,0 +1,122 @@
+package scope
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func mustParse(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestCheck(t *testing.T) {
+	seeds := []*url.URL{mustParse(t, "https://www.example.com/"), mustParse(t, "http://127.0.0.1:8080/")}
+	tests := []struct {
+		name  string
+		cfg   Config
+		url   string
+		depth int
+		want  Reason
+	}{
+		{"zero config accepts", Config{}, "https://anything.org/x", 100, InScope},
+		{"nil-like relative", Config{}, "/relative", 0, SkipInvalid},
+		{"ftp invalid", Config{}, "ftp://example.com/", 0, SkipInvalid},
+		{"depth at limit", Config{MaxDepth: 2}, "https://a.org/", 2, InScope},
+		{"depth over limit", Config{MaxDepth: 2}, "https://a.org/", 3, SkipDepth},
+		{"same host", Config{SameHostOnly: true}, "https://WWW.Example.com./p", 1, InScope},
+		{"same host other port", Config{SameHostOnly: true}, "http://127.0.0.1:9999/", 1, InScope},
+		{"other host", Config{SameHostOnly: true}, "https://blog.example.com/", 1, SkipHost},
+		{"seed domain subdomain", Config{SeedDomains: true}, "https://blog.example.com/", 1, InScope},
+		{"seed domain IP", Config{SeedDomains: true}, "http://127.0.0.1/", 1, InScope},
+		{"seed domain other", Config{SeedDomains: true}, "https://example.org/", 1, SkipDomain},
+		{"listed domain", Config{Domains: []string{"example.co.uk"}}, "http://a.b.example.co.uk/", 1, InScope},
+		{"unlisted domain", Config{Domains: []string{"example.co.uk"}}, "http://other.co.uk/", 1, SkipDomain},
+		{"public suffix host", Config{Domains: []string{"example.co.uk"}}, "http://co.uk/", 1, SkipDomain},
+		{"localhost domain", Config{Domains: []string{"localhost"}}, "http://localhost:8080/", 1, InScope},
+		{"excluded", Config{Exclude: []string{`\.pdf$`, `/private/`}}, "https://a.org/private/x", 1, SkipExcluded},
+		{"not excluded", Config{Exclude: []string{`\.pdf$`}}, "https://a.org/x.html", 1, InScope},
+		{"included", Config{Include: []string{`^https://a\.org/docs/`}}, "https://a.org/docs/1", 1, InScope},
+		{"not included", Config{Include: []string{`^https://a\.org/docs/`}}, "https://a.org/blog/1", 1, SkipNotIncluded},
+		{"exclude beats include", Config{Include: []string{`/docs/`}, Exclude: []string{`draft`}}, "https://a.org/docs/draft", 1, SkipExcluded},
+		{"filter rejects", Config{Filter: func(u *url.URL, d int) bool { return !strings.Contains(u.RawQuery, "session") }}, "https://a.org/?session=1", 1, SkipFilter},
+		{"filter sees depth", Config{Filter: func(u *url.URL, d int) bool { return d < 5 }}, "https://a.org/", 4, InScope},
+		{"depth checked first", Config{MaxDepth: 1, SameHostOnly: true}, "https://other.org/", 2, SkipDepth},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(tt.cfg, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Check(mustParse(t, tt.url), tt.depth); got != tt.want {
+				t.Errorf("Check(%q, %d) = %v, want %v", tt.url, tt.depth, got, tt.want)
+			}
+		})
+	}
+	s, _ := New(Config{}, nil)
+	if got := s.Check(nil, 0); got != SkipInvalid {
+		t.Errorf("Check(nil) = %v", got)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	seed := []*url.URL{mustParse(t, "https://example.com/")}
+	for name, tc := range map[string]struct {
+		cfg   Config
+		seeds []*url.URL
+	}{
+		"bad exclude":       {Config{Exclude: []string{"("}}, seed},
+		"bad include":       {Config{Include: []string{"[a-"}}, seed},
+		"subdomain listed":  {Config{Domains: []string{"www.example.com"}}, seed},
+		"empty domain":      {Config{Domains: []string{""}}, seed},
+		"negative depth":    {Config{MaxDepth: -1}, seed},
+		"same host no seed": {Config{SameHostOnly: true}, nil},
+		"relative seed":     {Config{}, []*url.URL{mustParse(t, "/x")}},
+	} {
+		if _, err := New(tc.cfg, tc.seeds); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: err = %v, want ErrConfig", name, err)
+		}
+	}
+}
+
+func TestReasonString(t *testing.T) {
+	for r := InScope; r <= SkipFilter; r++ {
+		if s := r.String(); s == "" || strings.HasPrefix(s, "scope.Reason(") {
+			t.Errorf("Reason %d has no name", r)
+		}
+	}
+	if got := Reason(200).String(); got != "scope.Reason(200)" {
+		t.Errorf("unknown reason String = %q", got)
+	}
+}
+
+func TestConcurrentCheck(t *testing.T) {
+	s, err := New(Config{SeedDomains: true, Exclude: []string{"zzz"}, MaxDepth: 3},
+		[]*url.URL{mustParse(t, "https://example.com/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := mustParse(t, "https://a.example.com/page")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 1000 {
+				if r := s.Check(u, 1); r != InScope {
+					t.Errorf("Check = %v", r)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
