@@ -90,8 +90,8 @@ func testQuerySyntaxIsText(t *testing.T, idx textindex.Indexer) {
 	wantIDs(t, idx, match(`"apple"`), apple)
 	wantIDs(t, idx, match(`apple*`), apple)
 	wantIDs(t, idx, match(`(apple) -- pie!`), apple)
-	wantIDs(t, idx, match(`apple OR pear`))     // "or" is an ordinary term here
-	wantIDs(t, idx, match(`apple & !pear`))     // needs both apple and pear
+	wantIDs(t, idx, match(`apple OR pear`)) // "or" is an ordinary term here
+	wantIDs(t, idx, match(`apple & !pear`)) // needs both apple and pear
 	wantIDs(t, idx, match(`apple'); DROP TABLE documents; --`))
 	wantIDs(t, idx, match(`pear`), pear) // and the index survived
 }

@@ -156,6 +156,7 @@ func (it *iterator) fetch() {
 		doc, err := scanDoc(rows)
 		if err != nil {
 			it.err = fmt.Errorf("sqlite: search: read result: %w", err)
+			it.batch = nil
 			return
 		}
 		it.batch = append(it.batch, doc)

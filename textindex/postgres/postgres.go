@@ -1,0 +1,139 @@
+// Package postgres is the textindex backend for PostgreSQL's full-text
+// search, for deployments that already run a database server. The SQL
+// sticks to what CockroachDB also runs: no websearch_to_tsquery, ts_rank_cd,
+// setweight or custom text search configurations.
+//
+// # URLs
+//
+// Importing the package registers the "postgres" and "postgresql" schemes
+// with textindex.Open; the URL is handed to pgx unchanged, so every
+// libpq-style parameter and pgxpool's pool_* parameters work:
+//
+//	postgres://user:password@host:5432/dbname?sslmode=disable&pool_max_conns=8
+//
+// # Schema
+//
+// Open applies the embedded migrations (see the migrations directory) and
+// records them in textindex_schema_migrations. Each migration runs in a
+// transaction that first claims its version row, so processes opening the
+// same database at once apply it exactly once: the others wait on the row
+// and then skip it.
+//
+// Documents live in textindex_documents, with a stored generated tsvector
+// column over the title and content using the 'simple' configuration, and a
+// GIN index on it. 'simple' rather than 'english' because stemming would
+// make phrase queries inexact and favour one language, and because the other
+// backends do not stem either, so all backends answer alike.
+//
+// # Ranking
+//
+// Relevance is ts_rank (default normalisation) of the tsvector against the
+// query; the score is relevance + PageRank, ties broken by LinkID. Hits are
+// ranked over the small key and score columns before the page being
+// returned is joined back to the stored text.
+//
+// PostgreSQL text cannot hold NUL bytes or invalid UTF-8, so Index drops
+// NULs and replaces invalid sequences with U+FFFD before storing a document.
+//
+// Writes that fail with a serialization error (SQLSTATE 40001, as
+// CockroachDB reports contention) or a deadlock (40P01) are retried.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+func init() {
+	open := func(ctx context.Context, u *url.URL) (textindex.Indexer, error) {
+		return Open(ctx, u.String())
+	}
+	textindex.Register("postgres", open)
+	textindex.Register("postgresql", open)
+}
+
+var _ textindex.Indexer = (*Index)(nil)
+
+// Index is a textindex.Indexer stored in PostgreSQL (or CockroachDB).
+type Index struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value connection string), checks that it answers and applies the
+// schema migrations.
+func Open(ctx context.Context, dsn string) (*Index, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors already hide the password.
+		return nil, fmt.Errorf("postgres: open: parse connection string: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: connect to %s: %w", cfg.ConnConfig.Host, err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	return &Index{pool: pool}, nil
+}
+
+// Close closes the connection pool, waiting for connections in use to be
+// released.
+func (i *Index) Close() error {
+	i.pool.Close()
+	return nil
+}
+
+// closedErr maps pgxpool's error for a closed pool to textindex.ErrClosed.
+func closedErr(err error) error {
+	if err != nil && strings.Contains(err.Error(), "closed pool") {
+		return fmt.Errorf("%w (%w)", textindex.ErrClosed, err)
+	}
+	return err
+}
+
+// retryable reports whether err is a transient conflict that succeeds when
+// the whole operation is run again.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// maxAttempts bounds retries of a write that keeps conflicting, so that a
+// pathological hot spot surfaces as an error instead of a hang.
+const maxAttempts = 10
+
+// withRetry runs op until it succeeds, fails with an error that is not
+// retryable, or maxAttempts runs conflicted; waits grow from 2 ms.
+func withRetry(ctx context.Context, op func(ctx context.Context) error) error {
+	wait := 2 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := op(ctx)
+		if err == nil || !retryable(err) || attempt == maxAttempts {
+			return closedErr(err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
