@@ -1,7 +1,9 @@
 package hostileweb_test
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -55,7 +57,8 @@ func ExampleServer_SilentURL() {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 200 * time.Millisecond}
 	_, err = client.Get(srv.SilentURL())
-	fmt.Println("timed out:", err != nil && err.(interface{ Timeout() bool }).Timeout())
+	var ne net.Error
+	fmt.Println("timed out:", errors.As(err, &ne) && ne.Timeout())
 	// Output:
 	// timed out: true
 }

@@ -11,8 +11,8 @@ import (
 // them, like a server whose application has wedged. It needs no goroutine per
 // connection: the kernel completes the handshake and buffers the request.
 type silentListener struct {
-	ln  net.Listener
-	max int
+	ln    net.Listener
+	limit int
 
 	mu     sync.Mutex
 	conns  []net.Conn // oldest first
@@ -22,12 +22,12 @@ type silentListener struct {
 	done chan struct{} // closed when the accept loop has returned
 }
 
-func listenSilent(max int) (*silentListener, error) {
+func listenSilent(limit int) (*silentListener, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	l := &silentListener{ln: ln, max: max, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &silentListener{ln: ln, limit: limit, stop: make(chan struct{}), done: make(chan struct{})}
 	go l.acceptLoop()
 	return l, nil
 }
@@ -64,7 +64,7 @@ func (l *silentListener) hold(c net.Conn) {
 		return
 	}
 	l.conns = append(l.conns, c)
-	if len(l.conns) > l.max {
+	if len(l.conns) > l.limit {
 		_ = l.conns[0].Close()
 		l.conns[0] = nil
 		l.conns = l.conns[1:]

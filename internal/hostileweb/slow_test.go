@@ -29,8 +29,8 @@ func TestDripSendsOneBytePerInterval(t *testing.T) {
 		}
 	}
 	// The first byte comes at once, then one per interval.
-	if min := (n - 1) * smallOptions.DripInterval; time.Since(began) < min {
-		t.Errorf("%d bytes took %v, want at least %v", n, time.Since(began), min)
+	if least := (n - 1) * smallOptions.DripInterval; time.Since(began) < least {
+		t.Errorf("%d bytes took %v, want at least %v", n, time.Since(began), least)
 	}
 	if !strings.HasPrefix("<!doctype html>", string(got)) {
 		t.Errorf("body starts %q, want the start of an HTML page", got)
