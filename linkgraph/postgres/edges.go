@@ -1,0 +1,167 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
+)
+
+// upsertEdgesSQL inserts a batch and refreshes existing edges; the foreign
+// keys make the whole statement fail if any edge names an unknown link.
+const upsertEdgesSQL = `
+INSERT INTO edges (id, src, dst, updated_at)
+SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
+ON CONFLICT (src, dst) DO UPDATE
+	SET updated_at = GREATEST(edges.updated_at, excluded.updated_at)
+RETURNING id, src, dst, updated_at`
+
+// UpsertEdge implements linkgraph.Graph.
+func (g *Graph) UpsertEdge(e *linkgraph.Edge) error {
+	if err := g.upsertEdges([]*linkgraph.Edge{e}); err != nil {
+		return fmt.Errorf("postgres graph: upsert edge: %w", err)
+	}
+	return nil
+}
+
+// UpsertEdges implements linkgraph.Graph.
+func (g *Graph) UpsertEdges(edges []*linkgraph.Edge) error {
+	if err := g.upsertEdges(edges); err != nil {
+		return fmt.Errorf("postgres graph: upsert edges: %w", err)
+	}
+	return nil
+}
+
+func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
+	// The graph's clock is this process's, not the server's, so that a
+	// crawler's time.Now and the stamps of its edges are comparable.
+	b, err := graphutil.DedupEdges(edges, time.Now())
+	if err != nil {
+		return err
+	}
+	if len(b.Keys) == 0 {
+		return nil
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	order := make([]int, len(b.Keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := graphutil.Compare(b.Keys[x].Src, b.Keys[y].Src); c != 0 {
+			return c
+		}
+		return graphutil.Compare(b.Keys[x].Dst, b.Keys[y].Dst)
+	})
+	n := len(order)
+	ids, srcs, dsts, ats := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]time.Time, n)
+	for i, j := range order {
+		ids[i], srcs[i], dsts[i], ats[i] = uuid.New(), b.Keys[j].Src, b.Keys[j].Dst, b.UpdatedAt[j]
+	}
+
+	type stored struct {
+		id uuid.UUID
+		at time.Time
+	}
+	var byKey map[graphutil.EdgeKey]stored
+	err = retry(g.ctx, func(ctx context.Context) error {
+		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats)
+		if err != nil {
+			return err
+		}
+		byKey = make(map[graphutil.EdgeKey]stored, n)
+		var (
+			id, src, dst uuid.UUID
+			at           time.Time
+		)
+		_, err = pgx.ForEachRow(rows, []any{&id, &src, &dst, &at}, func() error {
+			byKey[graphutil.EdgeKey{Src: src, Dst: dst}] = stored{id, at.UTC()}
+			return nil
+		})
+		return err
+	})
+	if isForeignKeyViolation(err) {
+		return fmt.Errorf("%w (%w)", linkgraph.ErrUnknownEdgeLinks, err)
+	}
+	if err != nil {
+		return err
+	}
+	for i, e := range edges {
+		s, ok := byKey[b.Keys[b.Index[i]]]
+		if !ok {
+			return fmt.Errorf("database returned no row for edge %s -> %s", e.Src, e.Dst)
+		}
+		e.ID, e.UpdatedAt = s.id, s.at
+	}
+	return nil
+}
+
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}
+
+// Edges implements linkgraph.Graph.
+func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error) {
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("postgres graph: edges: %w", err)
+	}
+	before := graphutil.Timestamp(updatedBefore)
+	// The first page starts at fromID; later ones resume after the last
+	// (src, dst) seen. The upper bound is left out rather than compared with
+	// uuid.Nil, which stands for "no bound".
+	upper := func(n int) string {
+		if toID == uuid.Nil {
+			return ""
+		}
+		return fmt.Sprintf(" AND src < $%d", n)
+	}
+	first := "SELECT id, src, dst, updated_at FROM edges WHERE src >= $1 AND updated_at < $2" + upper(4) + " ORDER BY src, dst LIMIT $3"
+	rest := "SELECT id, src, dst, updated_at FROM edges WHERE (src, dst) > ($1, $2) AND updated_at < $3" + upper(5) + " ORDER BY src, dst LIMIT $4"
+	it := &iterator[linkgraph.Edge]{g: g, op: "edges", empty: graphutil.EmptyRange(fromID, toID)}
+	it.fetch = func(ctx context.Context, last *linkgraph.Edge) ([]*linkgraph.Edge, error) {
+		query, args := first, []any{fromID, before, pageSize}
+		if last != nil {
+			query, args = rest, []any{last.Src, last.Dst, before, pageSize}
+		}
+		if toID != uuid.Nil {
+			args = append(args, toID)
+		}
+		rows, err := g.pool.Query(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*linkgraph.Edge, error) {
+			e := new(linkgraph.Edge)
+			err := row.Scan(&e.ID, &e.Src, &e.Dst, &e.UpdatedAt)
+			e.UpdatedAt = e.UpdatedAt.UTC()
+			return e, err
+		})
+	}
+	return &edgeIterator{it}, nil
+}
+
+// RemoveStaleEdges implements linkgraph.Graph.
+func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
+	if err := g.check(); err != nil {
+		return fmt.Errorf("postgres graph: remove stale edges from %s: %w", fromID, err)
+	}
+	before := graphutil.Timestamp(updatedBefore)
+	err := retry(g.ctx, func(ctx context.Context) error {
+		_, err := g.pool.Exec(ctx, "DELETE FROM edges WHERE src = $1 AND updated_at < $2", fromID, before)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres graph: remove stale edges from %s: %w", fromID, err)
+	}
+	return nil
+}

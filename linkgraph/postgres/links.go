@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
+)
+
+// upsertLinksSQL inserts a batch and, for URLs already present, keeps the
+// later retrieved_at. DO UPDATE (rather than DO NOTHING) makes RETURNING
+// report every row of the batch, existing ones included, and locks them so
+// that a concurrent upsert of the same URL waits and then sees this ID.
+const upsertLinksSQL = `
+INSERT INTO links (id, url, retrieved_at)
+SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[])
+ON CONFLICT (url) DO UPDATE
+	SET retrieved_at = GREATEST(links.retrieved_at, excluded.retrieved_at)
+RETURNING id, url, retrieved_at`
+
+// UpsertLink implements linkgraph.Graph.
+func (g *Graph) UpsertLink(l *linkgraph.Link) error {
+	if err := g.upsertLinks([]*linkgraph.Link{l}); err != nil {
+		return fmt.Errorf("postgres graph: upsert link: %w", err)
+	}
+	return nil
+}
+
+// UpsertLinks implements linkgraph.Graph.
+func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
+	if err := g.upsertLinks(links); err != nil {
+		return fmt.Errorf("postgres graph: upsert links: %w", err)
+	}
+	return nil
+}
+
+func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
+	b, err := graphutil.DedupLinks(links)
+	if err != nil {
+		return err
+	}
+	if len(b.URLs) == 0 {
+		return nil
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	// Sorting by URL makes concurrent batches take row locks in the same
+	// order, which keeps them from deadlocking each other.
+	order := make([]int, len(b.URLs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return strings.Compare(b.URLs[x], b.URLs[y]) })
+	ids := make([]uuid.UUID, len(order))
+	urls := make([]string, len(order))
+	ats := make([]time.Time, len(order))
+	for i, j := range order {
+		ids[i], urls[i], ats[i] = uuid.New(), b.URLs[j], b.RetrievedAt[j]
+	}
+
+	type stored struct {
+		id uuid.UUID
+		at time.Time
+	}
+	var byURL map[string]stored
+	err = retry(g.ctx, func(ctx context.Context) error {
+		rows, err := g.pool.Query(ctx, upsertLinksSQL, ids, urls, ats)
+		if err != nil {
+			return err
+		}
+		byURL = make(map[string]stored, len(urls))
+		var (
+			id  uuid.UUID
+			url string
+			at  time.Time
+		)
+		_, err = pgx.ForEachRow(rows, []any{&id, &url, &at}, func() error {
+			byURL[url] = stored{id, at.UTC()}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, l := range links {
+		s, ok := byURL[b.URLs[b.Index[i]]]
+		if !ok {
+			return fmt.Errorf("database returned no row for %q", l.URL)
+		}
+		l.ID, l.RetrievedAt = s.id, s.at
+	}
+	return nil
+}
+
+// FindLink implements linkgraph.Graph.
+func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("postgres graph: find link %s: %w", id, err)
+	}
+	l := &linkgraph.Link{ID: id}
+	err := retry(g.ctx, func(ctx context.Context) error {
+		return g.pool.QueryRow(ctx, "SELECT url, retrieved_at FROM links WHERE id = $1", id).Scan(&l.URL, &l.RetrievedAt)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres graph: find link %s: %w", id, linkgraph.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres graph: find link %s: %w", id, err)
+	}
+	l.RetrievedAt = l.RetrievedAt.UTC()
+	return l, nil
+}
+
+// Links implements linkgraph.Graph.
+func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error) {
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("postgres graph: links: %w", err)
+	}
+	before := graphutil.Timestamp(retrievedBefore)
+	upper := ""
+	if toID != uuid.Nil {
+		upper = " AND id < $4"
+	}
+	first := "SELECT id, url, retrieved_at FROM links WHERE id >= $1 AND retrieved_at < $2" + upper + " ORDER BY id LIMIT $3"
+	rest := strings.Replace(first, "id >= $1", "id > $1", 1)
+	it := &iterator[linkgraph.Link]{g: g, op: "links", empty: graphutil.EmptyRange(fromID, toID)}
+	it.fetch = func(ctx context.Context, last *linkgraph.Link) ([]*linkgraph.Link, error) {
+		query, cursor := first, fromID
+		if last != nil {
+			query, cursor = rest, last.ID
+		}
+		args := []any{cursor, before, pageSize}
+		if toID != uuid.Nil {
+			args = append(args, toID)
+		}
+		rows, err := g.pool.Query(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*linkgraph.Link, error) {
+			l := new(linkgraph.Link)
+			err := row.Scan(&l.ID, &l.URL, &l.RetrievedAt)
+			l.RetrievedAt = l.RetrievedAt.UTC()
+			return l, err
+		})
+	}
+	return &linkIterator{it}, nil
+}

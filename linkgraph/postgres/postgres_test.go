@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/graphtest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testDatabase creates a uniquely named database on the server named by
+// LINKSRUS_TEST_PG, drops it when the test ends, and returns its URL. It
+// skips the test when the variable is unset, unless LINKSRUS_REQUIRE_PG=1.
+func testDatabase(t testing.TB) string {
+	t.Helper()
+	baseDSN := os.Getenv("LINKSRUS_TEST_PG")
+	if baseDSN == "" {
+		if os.Getenv("LINKSRUS_REQUIRE_PG") == "1" {
+			t.Fatal("LINKSRUS_REQUIRE_PG=1 but LINKSRUS_TEST_PG is unset: the PostgreSQL tests must run")
+		}
+		t.Skip("PostgreSQL tests skipped: set LINKSRUS_TEST_PG=postgres://user@127.0.0.1:5432/postgres?sslmode=disable to run them")
+	}
+	u, err := url.Parse(baseDSN)
+	if err != nil {
+		t.Fatalf("LINKSRUS_TEST_PG: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, baseDSN)
+	if err != nil {
+		t.Fatalf("connect to LINKSRUS_TEST_PG: %v", err)
+	}
+	defer admin.Close(ctx)
+	var suffix [8]byte
+	_, _ = rand.Read(suffix[:])
+	name := "linkgraph_test_" + hex.EncodeToString(suffix[:])
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := pgx.Connect(ctx, baseDSN)
+		if err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+			return
+		}
+		defer admin.Close(ctx)
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
+func TestConformance(t *testing.T) {
+	dsn := testDatabase(t)
+	graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
+		g, err := Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		if _, err := g.pool.Exec(t.Context(), "TRUNCATE edges, links"); err != nil {
+			t.Fatalf("empty the tables: %v", err)
+		}
+		return g
+	})
+}
+
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	dsn := testDatabase(t)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			g, err := linkgraph.Open(t.Context(), dsn)
+			if err == nil {
+				err = g.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent Open %d: %v", i, err)
+		}
+	}
+	g, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer g.Close()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatalf("loadMigrations: %v", err)
+	}
+	var applied int
+	if err := g.pool.QueryRow(t.Context(), "SELECT count(*) FROM linkgraph_schema_migrations").Scan(&applied); err != nil {
+		t.Fatalf("count migrations: %v", err)
+	}
+	if applied != len(ms) {
+		t.Fatalf("%d migrations recorded, want %d", applied, len(ms))
+	}
+}
+
+func TestOpenSchemes(t *testing.T) {
+	dsn := testDatabase(t)
+	for _, scheme := range []string{"postgres", "postgresql"} {
+		u, _ := url.Parse(dsn)
+		u.Scheme = scheme
+		g, err := linkgraph.Open(t.Context(), u.String())
+		if err != nil {
+			t.Fatalf("Open(%s://...): %v", scheme, err)
+		}
+		if _, ok := g.(*Graph); !ok {
+			t.Fatalf("Open(%s://...) = %T", scheme, g)
+		}
+		g.Close()
+	}
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// Port 1 on loopback: nothing listens, so the connection is refused.
+	g, err := linkgraph.Open(ctx, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	if err == nil {
+		g.Close()
+		t.Fatal("Open of an unreachable server succeeded")
+	}
+	if _, err := linkgraph.Open(ctx, "postgres://127.0.0.1:5432/x?pool_max_conns=zero"); err == nil {
+		t.Fatal("Open with a malformed pool option succeeded")
+	}
+}
+
+func TestRetry(t *testing.T) {
+	conflict := &pgconn.PgError{Code: "40001"}
+	calls := 0
+	err := retry(t.Context(), func(context.Context) error {
+		if calls++; calls < 3 {
+			return conflict
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Fatalf("retry of two serialization failures: %v after %d calls, want success after 3", err, calls)
+	}
+
+	calls = 0
+	err = retry(t.Context(), func(context.Context) error { calls++; return conflict })
+	if !errors.Is(err, conflict) || calls != maxAttempts {
+		t.Fatalf("endless conflicts: %v after %d calls, want the conflict after %d", err, calls, maxAttempts)
+	}
+
+	calls = 0
+	other := &pgconn.PgError{Code: "23505"}
+	err = retry(t.Context(), func(context.Context) error { calls++; return other })
+	if !errors.Is(err, other) || calls != 1 {
+		t.Fatalf("unique violation: %v after %d calls, want no retry", err, calls)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err = retry(ctx, func(context.Context) error { return conflict })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("retry with a cancelled context = %v, want context.Canceled", err)
+	}
+}
