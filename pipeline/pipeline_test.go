@@ -410,7 +410,7 @@ func TestSourcePanicAndNilPayload(t *testing.T) {
 
 type nilSource struct{}
 
-func (nilSource) Next(context.Context) bool  { return true }
+func (nilSource) Next(context.Context) bool { return true }
 func (nilSource) Payload() pipeline.Payload { return nil }
 func (nilSource) Error() error              { return nil }
 
