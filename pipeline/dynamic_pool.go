@@ -44,8 +44,8 @@ func (d dynamicPool) Run(ctx context.Context, params StageParams) {
 	st := statsOf(params)
 	in, out, errCh := params.Input(), params.Output(), params.Error()
 
-	// A worker holds a token, a slot of tokens, while it runs. The tokens
-	// are per run, so concurrent runs of one pipeline are bounded apart.
+	// A running worker holds one of the max slots of tokens. The tokens are
+	// per Run, so concurrent runs of one pipeline are bounded separately.
 	tokens := make(chan struct{}, d.max)
 	defer func() {
 		// Taking back every token waits for every worker to exit.

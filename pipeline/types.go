@@ -19,7 +19,12 @@ type Payload interface {
 type Processor interface {
 	// Process operates on the input payload and returns the payload to
 	// forward to the next stage. Returning a nil payload drops it: it goes
-	// no further and is marked as processed.
+	// no further and is marked as processed. Returning a different payload
+	// forwards that one, and the processor takes over the input (the
+	// pipeline will not mark it). Returning an error fails the run; the
+	// result is ignored and the input is marked as processed.
+	//
+	// Runners other than FIFO call Process from several goroutines at once.
 	Process(context.Context, Payload) (Payload, error)
 }
 
@@ -41,13 +46,17 @@ type StageParams interface {
 	Input() <-chan Payload
 	// Output receives the processed payloads for the next stage.
 	Output() chan<- Payload
-	// Error receives errors; the first one cancels the run.
+	// Error receives errors; the first one cancels the run. The pipeline
+	// reads it until Run has returned, so sending on it never blocks for
+	// long, and no error sent is lost. Errors need not say which stage
+	// they come from: the pipeline wraps them in an *Error.
 	Error() chan<- error
 }
 
 // StageRunner runs one stage: it reads payloads from params.Input until it is
 // closed or ctx is done, processes them and writes results to
-// params.Output.
+// params.Output. See the package documentation for the rules a custom
+// runner must follow.
 type StageRunner interface {
 	Run(context.Context, StageParams)
 }
@@ -57,7 +66,8 @@ type Source interface {
 	// Next advances to the next payload; it returns false when there are
 	// none left or an error occurred.
 	Next(context.Context) bool
-	// Payload returns the payload that Next advanced to.
+	// Payload returns the payload that Next advanced to; from then on the
+	// pipeline owns it and marks it as processed when it leaves.
 	Payload() Payload
 	// Error returns the error that stopped the source, if any.
 	Error() error
@@ -65,6 +75,8 @@ type Source interface {
 
 // Sink consumes the payloads that leave the last stage.
 type Sink interface {
-	// Consume receives a payload that has gone through every stage.
+	// Consume receives a payload that has gone through every stage. The
+	// pipeline marks it as processed when Consume returns, so a sink that
+	// keeps it must keep a Clone. An error fails the run.
 	Consume(context.Context, Payload) error
 }
