@@ -19,3 +19,11 @@ func newIndex(t *testing.T) textindex.Indexer {
 }
 
 func TestConformance(t *testing.T) { indextest.Run(t, newIndex) }
+
+func BenchmarkMemory(b *testing.B) {
+	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
+		idx := memory.New()
+		b.Cleanup(func() { idx.Close() })
+		return idx
+	})
+}

@@ -95,3 +95,14 @@ func TestUnstorableText(t *testing.T) {
 		t.Fatalf("got title %q content %q", got.Title, got.Content)
 	}
 }
+
+func BenchmarkPostgres(b *testing.B) {
+	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
+		idx, err := postgres.Open(context.Background(), pgtest.NewDatabase(b))
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { idx.Close() })
+		return idx
+	})
+}

@@ -28,3 +28,14 @@ func newIndex(t *testing.T) textindex.Indexer {
 }
 
 func TestConformance(t *testing.T) { indextest.Run(t, newIndex) }
+
+func BenchmarkSQLite(b *testing.B) {
+	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
+		idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"))
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { idx.Close() })
+		return idx
+	})
+}

@@ -1,0 +1,135 @@
+package indextest
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+// BenchDocs is how many documents the search benchmark indexes before it
+// starts timing. Building it takes seconds to minutes depending on the
+// backend, which is why it happens only when benchmarks run (go test
+// -bench), never in plain go test.
+var BenchDocs = 100_000
+
+// BenchNewFunc returns a new, empty index for a benchmark.
+type BenchNewFunc func(b *testing.B) textindex.Indexer
+
+// pageSize is how many results a benchmarked search reads, a result page.
+const pageSize = 10
+
+// Bench runs the shared benchmarks against the backend newIndexer creates:
+//
+//   - Index: b.N documents indexed one after another into an empty index;
+//     reports docs/s.
+//   - Search: b.N searches on an index of BenchDocs documents (built
+//     once, by GOMAXPROCS concurrent writers, its rate reported as
+//     build-docs/s), each reading the first result page and the total;
+//     reports the median and 99th percentile latency in milliseconds.
+func Bench(b *testing.B, newIndexer BenchNewFunc) {
+	parent := b
+	b.Run("Index", func(b *testing.B) {
+		idx := newIndexer(b)
+		c := newCorpus(1)
+		docs := make([]*textindex.Document, b.N)
+		for i := range docs {
+			docs[i] = c.doc(i)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		for _, d := range docs {
+			if err := idx.Index(d); err != nil {
+				b.Fatalf("Index: %v", err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
+	})
+
+	var (
+		once  sync.Once
+		idx     textindex.Indexer
+		built   bool
+		queries []textindex.Query
+		rate  float64
+	)
+	b.Run("Search", func(b *testing.B) {
+		// The index outlives this round (b.Run calls the function again
+		// with a larger b.N), so it is created with the parent b and
+		// built once.
+		once.Do(func() {
+			idx = newIndexer(parent)
+			var docs []*textindex.Document
+			docs, rate = build(b, idx, BenchDocs)
+			queries = newCorpus(2).queries(1000, docs)
+			built = true
+		})
+		if !built {
+			b.Skip("building the index failed in an earlier round")
+		}
+		lat := make([]time.Duration, 0, b.N)
+		var hits uint64
+		b.ReportAllocs()
+		b.ResetTimer()
+		for n := range b.N {
+			q := queries[n%len(queries)]
+			start := time.Now()
+			it, err := idx.Search(q)
+			if err != nil {
+				b.Fatalf("Search(%+v): %v", q, err)
+			}
+			for i := 0; i < pageSize && it.Next(); i++ {
+				_ = it.Document()
+			}
+			if err := it.Error(); err != nil {
+				b.Fatalf("Search(%+v): %v", q, err)
+			}
+			hits += it.TotalCount()
+			it.Close()
+			lat = append(lat, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(lat)
+		b.ReportMetric(ms(lat[len(lat)/2]), "median-ms")
+		b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+		b.ReportMetric(rate, "build-docs/s")
+	})
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// build indexes n generated documents with one writer per CPU and returns
+// them with the rate in documents per second.
+func build(b *testing.B, idx textindex.Indexer, n int) ([]*textindex.Document, float64) {
+	c := newCorpus(3)
+	docs := make([]*textindex.Document, n)
+	for i := range docs {
+		docs[i] = c.doc(i)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	start := time.Now()
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				if err := idx.Index(docs[i]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		b.Fatalf("building the benchmark index: %v", err)
+	}
+	return docs, float64(n) / elapsed.Seconds()
+}
