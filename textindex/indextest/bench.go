@@ -51,11 +51,11 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 	})
 
 	var (
-		once  sync.Once
+		once    sync.Once
 		idx     textindex.Indexer
 		built   bool
 		queries []textindex.Query
-		rate  float64
+		rate    float64
 	)
 	b.Run("Search", func(b *testing.B) {
 		// The index outlives this round (b.Run calls the function again
