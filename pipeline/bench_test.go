@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -109,6 +110,17 @@ func BenchmarkReference(b *testing.B) {
 		b.ReportAllocs()
 		handwritten(b, b.N, false)
 	})
+}
+
+// BenchmarkReferenceBufferSize shows what the channel capacity buys on the
+// reference shape: the cost per payload falls steeply up to the default and
+// slowly after it, while the payloads a run can hold grow linearly.
+func BenchmarkReferenceBufferSize(b *testing.B) {
+	for _, n := range []int{8, pipeline.DefaultBufferSize, 128} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchPipeline(b, pipeline.NewWithOptions(pipeline.Options{BufferSize: n}, referenceStages()...))
+		})
+	}
 }
 
 // handwritten is the plain version of the reference shape a Go programmer

@@ -559,3 +559,48 @@ func TestStatsAfterFailure(t *testing.T) {
 	}
 	l.check(t)
 }
+
+// TestBlockedProcessorsAreReleased has workers that wait for the run to end;
+// a source error must end it, and their own context errors are kept too.
+func TestBlockedProcessorsAreReleased(t *testing.T) {
+	var l ledger
+	var waiting sync.WaitGroup
+	waiting.Add(3)
+	block := pipeline.ProcessorFunc(func(ctx context.Context, _ pipeline.Payload) (pipeline.Payload, error) {
+		waiting.Done()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	// Three payloads, one per worker, then the source fails once every
+	// worker is blocked.
+	src := &gatedErrSource{sliceSource: &sliceSource{l: &l, n: 3, err: errBoom}, gate: &waiting}
+	p := pipeline.New(pipeline.FixedWorkerPool(block, 3), pipeline.FIFO(passThrough))
+	err := within(t, 10*time.Second, func() error { return p.Process(context.Background(), src, &collectSink{}) })
+	var merr *multierror.Error
+	if !errors.As(err, &merr) || len(merr.Errors) != 4 {
+		t.Fatalf("Process = %v, want the source error and three context errors", err)
+	}
+	var first *pipeline.Error
+	if !errors.As(merr.Errors[0], &first) || first.Component != pipeline.ComponentSource || !errors.Is(first, errBoom) {
+		t.Errorf("first error = %v, want errBoom from the source", merr.Errors[0])
+	}
+	for _, e := range merr.Errors[1:] {
+		if !errors.Is(e, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled from a released worker", e)
+		}
+	}
+	l.check(t)
+}
+
+// gatedErrSource reports its error only once gate is done.
+type gatedErrSource struct {
+	*sliceSource
+	gate *sync.WaitGroup
+}
+
+func (s *gatedErrSource) Next(ctx context.Context) bool {
+	if s.i == s.n {
+		s.gate.Wait()
+	}
+	return s.sliceSource.Next(ctx)
+}

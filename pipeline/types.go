@@ -64,7 +64,8 @@ type StageRunner interface {
 // Source produces the payloads that enter a pipeline.
 type Source interface {
 	// Next advances to the next payload; it returns false when there are
-	// none left or an error occurred.
+	// none left or an error occurred. It may block waiting for data, but
+	// must return once ctx is done, or Process cannot return either.
 	Next(context.Context) bool
 	// Payload returns the payload that Next advanced to; from then on the
 	// pipeline owns it and marks it as processed when it leaves.
