@@ -1,0 +1,162 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// Defaults for the Config fields left zero.
+const (
+	// DefaultFetchWorkers is the size of the fetch worker pool. Fetching
+	// waits on the network far more than it computes, so the pool is much
+	// larger than the number of CPUs.
+	DefaultFetchWorkers = 32
+	// DefaultMaxBodyBytes bounds the body read from one response: large
+	// enough for nearly every real page, small enough that a few dozen
+	// workers reading hostile endless bodies cannot exhaust memory.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultFetchTimeout bounds one fetch, from sending the request to the
+	// end of the body, so a slow server cannot hold a worker forever.
+	DefaultFetchTimeout = 30 * time.Second
+	// DefaultMaxRedirects is how many redirects the default URLGetter
+	// follows, as net/http does.
+	DefaultMaxRedirects = 10
+	// DefaultUserAgent names the crawler in its requests.
+	DefaultUserAgent = "linksrus-crawler/1.0 (+https://github.com/linksrus/linksrus)"
+)
+
+// ErrInvalidConfig is returned (wrapped) by NewCrawler and the stage
+// constructors for a Config they cannot use.
+var ErrInvalidConfig = errors.New("crawler: invalid config")
+
+// Config configures a Crawler. Every field is optional; the zero Config
+// crawls the public web with the defaults below and writes nowhere (set
+// Graph and Indexer to keep the stores current).
+type Config struct {
+	// PrivateNetworkDetector drops extracted links, and refuses seeds,
+	// whose host is a literal private address or a local-only name.
+	// Default: privnet.New() (no allow-list).
+	PrivateNetworkDetector PrivateNetworkDetector
+
+	// URLGetter sends the requests. Default: an *http.Client whose
+	// transport dials through the detector's dial-time guard (when the
+	// detector has a Control method like *privnet.Detector; otherwise
+	// privnet.New()'s), uses no proxy, and follows at most
+	// DefaultMaxRedirects redirects. A custom URLGetter is responsible for
+	// its own dial-time check: see privnet.Detector.Transport.
+	URLGetter URLGetter
+
+	// Graph receives the crawled pages, the links found on them and the
+	// edges between them. Default: nil, no graph updater stage.
+	Graph Graph
+
+	// Indexer receives each crawled page's title and text, unless the page
+	// asked not to be indexed. Default: nil, no indexer stage.
+	Indexer Indexer
+
+	// FetchWorkers is the number of pages fetched at once. Default:
+	// DefaultFetchWorkers.
+	FetchWorkers int
+
+	// MaxBodyBytes is the largest body read; larger pages are skipped with
+	// ReasonTooLarge. Default: DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+
+	// FetchTimeout bounds each fetch, body included. Default:
+	// DefaultFetchTimeout.
+	FetchTimeout time.Duration
+
+	// DecorateRequest, if set, is called on every request before it is sent,
+	// to add headers, cookies or credentials. The request already carries
+	// the fetch's context and DefaultUserAgent, which it may replace. An
+	// error fails the fetch with ReasonFetchError.
+	DecorateRequest func(req *http.Request) error
+
+	// Gates, if set, are asked in order, before each request and after the
+	// built-in checks, whether the URL may be fetched; the first error stops
+	// the page (see Gate). They are where robots.txt, scope and similar
+	// policies plug in.
+	Gates []Gate
+
+	// Processors receive every crawled page beside the graph updater and
+	// the indexer, each its own copy, to extract structured items or
+	// archive pages. A processor's error aborts the crawl; returning a nil
+	// payload drops only its copy. Default: none.
+	Processors []pipeline.Processor
+
+	// OnOutcome, if set, receives the Outcome of every URL of a crawl, once,
+	// before Crawl returns. It is called from the pipeline's goroutines,
+	// concurrently, and should return quickly.
+	OnOutcome func(Outcome)
+}
+
+// withDefaults validates cfg and fills in the defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	switch {
+	case cfg.FetchWorkers < 0:
+		return cfg, fmt.Errorf("%w: FetchWorkers %d < 0", ErrInvalidConfig, cfg.FetchWorkers)
+	case cfg.MaxBodyBytes < 0:
+		return cfg, fmt.Errorf("%w: MaxBodyBytes %d < 0", ErrInvalidConfig, cfg.MaxBodyBytes)
+	case cfg.FetchTimeout < 0:
+		return cfg, fmt.Errorf("%w: FetchTimeout %v < 0", ErrInvalidConfig, cfg.FetchTimeout)
+	}
+	for i, g := range cfg.Gates {
+		if g == nil {
+			return cfg, fmt.Errorf("%w: Gates[%d] is nil", ErrInvalidConfig, i)
+		}
+	}
+	for i, p := range cfg.Processors {
+		if p == nil {
+			return cfg, fmt.Errorf("%w: Processors[%d] is nil", ErrInvalidConfig, i)
+		}
+	}
+	if cfg.FetchWorkers == 0 {
+		cfg.FetchWorkers = DefaultFetchWorkers
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.FetchTimeout == 0 {
+		cfg.FetchTimeout = DefaultFetchTimeout
+	}
+	if cfg.PrivateNetworkDetector == nil {
+		cfg.PrivateNetworkDetector = privnet.New()
+	}
+	if cfg.URLGetter == nil {
+		cfg.URLGetter = defaultURLGetter(cfg.PrivateNetworkDetector)
+	}
+	return cfg, nil
+}
+
+// dialGuard is implemented by detectors that can check dialled addresses,
+// such as *privnet.Detector.
+type dialGuard interface {
+	Control(network, address string, c syscall.RawConn) error
+}
+
+func defaultURLGetter(d PrivateNetworkDetector) *http.Client {
+	guard, ok := d.(dialGuard)
+	if !ok {
+		guard = privnet.New()
+	}
+	pd := privnet.New() // only for its Transport's settings
+	tr := pd.Transport()
+	dialer := pd.Dialer()
+	dialer.Control = guard.Control
+	tr.DialContext = dialer.DialContext
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= DefaultMaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", DefaultMaxRedirects)
+			}
+			return nil
+		},
+	}
+}

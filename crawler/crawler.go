@@ -1,0 +1,105 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// Crawler crawls sets of links through the crawl pipeline. It is safe for
+// concurrent use: each Crawl call runs with its own source and sink, and
+// the stages keep no state between pages.
+type Crawler struct {
+	cfg      Config
+	pipeline *pipeline.Pipeline
+	// idle is the default URLGetter's transport, nil for a caller's getter.
+	idle interface{ CloseIdleConnections() }
+}
+
+// NewCrawler returns a Crawler for cfg, with defaults filled in. It fails
+// only for invalid settings (negative sizes, nil gates or processors),
+// with an error wrapping ErrInvalidConfig.
+func NewCrawler(cfg Config) (*Crawler, error) {
+	c := &Crawler{}
+	userGetter := cfg.URLGetter != nil
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if !userGetter {
+		if hc, ok := cfg.URLGetter.(*http.Client); ok {
+			c.idle = hc
+		}
+	}
+	c.cfg = cfg
+	c.pipeline = pipeline.New(stages(cfg)...)
+	return c, nil
+}
+
+// Stages returns the stage runners of the crawl pipeline for cfg, for a
+// caller who wants to run them in a pipeline of their own (with extra
+// stages, other runners or another source). Feed the pipeline with a
+// Source and end it with a Sink to get the same counting and outcomes as
+// Crawl.
+func Stages(cfg Config) ([]pipeline.StageRunner, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return stages(cfg), nil
+}
+
+func stages(cfg Config) []pipeline.StageRunner {
+	s := []pipeline.StageRunner{
+		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
+		pipeline.FIFO(NewLinkExtractor(cfg.PrivateNetworkDetector)),
+	}
+	// The text is only worth extracting if something reads it.
+	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
+		s = append(s, pipeline.FIFO(NewTextExtractor()))
+	}
+	var sinks []pipeline.Processor
+	if cfg.Graph != nil {
+		sinks = append(sinks, NewGraphUpdater(cfg.Graph))
+	}
+	if cfg.Indexer != nil {
+		sinks = append(sinks, NewTextIndexer(cfg.Indexer))
+	}
+	sinks = append(sinks, cfg.Processors...)
+	switch len(sinks) {
+	case 0:
+	case 1:
+		s = append(s, pipeline.FIFO(sinks[0])) // no copy needed
+	default:
+		s = append(s, pipeline.Broadcast(sinks...))
+	}
+	return s
+}
+
+// Crawl fetches the links of it, updates the graph and the index, and
+// returns the number of pages that went through the whole pipeline, each
+// counted once. Links that are skipped or fail to fetch are reported
+// through Config.OnOutcome and do not stop the crawl; an error from the
+// iterator, the graph, the index or a user processor does, and is returned
+// together with the count so far. Crawl returns when every page has been
+// handled, or soon after ctx is cancelled, and in both cases leaves no
+// goroutine behind. The caller keeps ownership of it and closes it.
+func (c *Crawler) Crawl(ctx context.Context, it linkgraph.LinkIterator) (int, error) {
+	if it == nil {
+		return 0, fmt.Errorf("%w: nil link iterator", ErrInvalidConfig)
+	}
+	if c.idle != nil {
+		// Keep-alive connections would outlive the crawl, goroutines and
+		// all; the next crawl may be hours away.
+		defer c.idle.CloseIdleConnections()
+	}
+	sink := new(Sink)
+	err := c.pipeline.Process(ctx, NewSource(it, c.cfg.OnOutcome), sink)
+	if err != nil {
+		return sink.Count(), fmt.Errorf("crawler: crawl: %w", err)
+	}
+	return sink.Count(), nil
+}

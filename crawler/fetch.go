@@ -1,0 +1,288 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+
+	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// Fetcher is the fetch stage: it requests each payload's URL and keeps the
+// body if it is an HTML page of acceptable size, decoded to UTF-8. A URL
+// that is skipped or fails is dropped from the pipeline with its reason
+// recorded for the page's Outcome; the Fetcher itself never fails the crawl
+// except for a payload of the wrong type.
+//
+// Before the request, in order: the URL must parse with an http or https
+// scheme; its path must not name non-HTML content; its host must not be
+// private (judged without DNS by the PrivateNetworkDetector); every Gate
+// must admit it. After the response, from its headers alone: the status
+// must be 2xx, the Content-Type HTML (or missing, then sniffed from the
+// body), the Content-Length within bounds. The body is then read, at most
+// Config.MaxBodyBytes of it, all within Config.FetchTimeout.
+type Fetcher struct {
+	getter   URLGetter
+	detector PrivateNetworkDetector
+	gates    []Gate
+	maxBody  int64
+	timeout  time.Duration
+	decorate func(*http.Request) error
+}
+
+// NewFetcher returns the fetch stage for cfg (with defaults filled in).
+func NewFetcher(cfg Config) (*Fetcher, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newFetcher(cfg), nil
+}
+
+func newFetcher(cfg Config) *Fetcher {
+	return &Fetcher{
+		getter:   cfg.URLGetter,
+		detector: cfg.PrivateNetworkDetector,
+		gates:    cfg.Gates,
+		maxBody:  cfg.MaxBodyBytes,
+		timeout:  cfg.FetchTimeout,
+		decorate: cfg.DecorateRequest,
+	}
+}
+
+// Process implements pipeline.Processor.
+func (f *Fetcher) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
+	p, err := asPayload(pp)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: fetch: %w", err)
+	}
+	if !f.admit(ctx, p) || !f.fetch(ctx, p) {
+		return nil, nil
+	}
+	return p, nil
+}
+
+// admit runs the checks that need no request.
+func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		p.skip(ReasonInvalidURL, err)
+		return false
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		p.skip(ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", p.URL))
+		return false
+	}
+	if hasNonHTMLExtension(u.Path) {
+		p.skip(ReasonExtension, nil)
+		return false
+	}
+	private, err := f.detector.IsPrivate(u.Hostname())
+	if err != nil {
+		p.skip(ReasonInvalidURL, err)
+		return false
+	}
+	if private {
+		p.skip(ReasonPrivateNetwork, fmt.Errorf("crawler: host %q: %w", u.Hostname(), privnet.ErrPrivateAddress))
+		return false
+	}
+	for _, g := range f.gates {
+		if err := g.Admit(ctx, u); err != nil {
+			p.skip(reasonOf(err, ReasonGate), err)
+			return false
+		}
+	}
+	return true
+}
+
+// fetch sends the request and reads the body into p.
+func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
+	fctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, p.URL, nil)
+	if err != nil {
+		p.skip(ReasonInvalidURL, err)
+		return false
+	}
+	req.Header.Set("User-Agent", DefaultUserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+	if f.decorate != nil {
+		if err := f.decorate(req); err != nil {
+			p.skip(ReasonFetchError, fmt.Errorf("crawler: decorate request: %w", err))
+			return false
+		}
+	}
+
+	start := time.Now()
+	defer func() { p.outcome.duration = time.Since(start) }()
+	res, err := f.getter.Do(req)
+	if err != nil {
+		f.failed(ctx, p, err)
+		return false
+	}
+	defer res.Body.Close()
+
+	p.FetchedAt = time.Now()
+	p.FinalURL = p.URL
+	if res.Request != nil && res.Request.URL != nil {
+		p.FinalURL = res.Request.URL.String()
+	}
+	p.StatusCode = res.StatusCode
+	p.ContentType = res.Header.Get("Content-Type")
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		p.skip(ReasonHTTPStatus, nil)
+		return false
+	}
+	if p.ContentType != "" && !isHTML(p.ContentType) {
+		p.skip(ReasonContentType, nil)
+		return false
+	}
+	if res.ContentLength > f.maxBody {
+		p.skip(ReasonTooLarge, fmt.Errorf("crawler: Content-Length %d > %d", res.ContentLength, f.maxBody))
+		return false
+	}
+	p.NoIndex, p.noFollow = robotsDirectives(res.Header.Values("X-Robots-Tag"))
+
+	p.Body, err = readBounded(p.Body[:0], res.Body, f.maxBody+1, res.ContentLength)
+	p.outcome.bytes = int64(len(p.Body))
+	if err != nil {
+		f.failed(ctx, p, fmt.Errorf("crawler: read body: %w", err))
+		return false
+	}
+	if int64(len(p.Body)) > f.maxBody {
+		p.skip(ReasonTooLarge, fmt.Errorf("crawler: body exceeds %d bytes", f.maxBody))
+		return false
+	}
+	if p.ContentType == "" {
+		// net/http's sniffing, as a browser would do.
+		if sniffed := http.DetectContentType(p.Body); !isHTML(sniffed) {
+			p.skip(ReasonContentType, nil)
+			return false
+		}
+	}
+	if err := p.decodeCharset(); err != nil {
+		p.skip(ReasonCharset, err)
+		return false
+	}
+	return true
+}
+
+// failed records a request error; when the crawl itself is being cancelled
+// the page is reported as cancelled rather than as a fetch error.
+func (f *Fetcher) failed(ctx context.Context, p *Payload, err error) {
+	switch {
+	case ctx.Err() != nil:
+		p.skip(ReasonCanceled, err)
+	case errors.Is(err, privnet.ErrPrivateAddress):
+		p.skip(ReasonPrivateNetwork, err)
+	default:
+		p.skip(reasonOf(err, ReasonFetchError), err)
+	}
+}
+
+// isHTML reports whether a Content-Type names an HTML document.
+func isHTML(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(mt)
+	return strings.EqualFold(mt, "text/html") || strings.EqualFold(mt, "application/xhtml+xml")
+}
+
+// readBounded appends r's content to buf until EOF or until limit bytes
+// have been read, reusing buf's capacity; sizeHint (a Content-Length, or -1)
+// lets it grow buf once instead of doubling.
+func readBounded(buf []byte, r io.Reader, limit, sizeHint int64) ([]byte, error) {
+	if sizeHint > 0 && sizeHint < limit && int64(cap(buf)) < sizeHint+1 {
+		buf = make([]byte, 0, sizeHint+1) // +1 to see EOF without growing
+	}
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		end := min(int64(cap(buf)), limit)
+		n, err := r.Read(buf[len(buf):end])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// decodeCharset converts p.Body to UTF-8, following the HTML standard's
+// encoding sniffing (BOM, Content-Type charset, <meta> prescan).
+func (p *Payload) decodeCharset() error {
+	enc, name, certain := charset.DetermineEncoding(p.Body, p.ContentType)
+	switch {
+	case name == "utf-8":
+		return nil
+	case !certain && utf8.Valid(p.Body):
+		// Nothing declared the encoding and the page is valid UTF-8 (or
+		// plain ASCII): the standard's windows-1252 guess would only mangle
+		// it. Real text in a legacy encoding is almost never valid UTF-8.
+		return nil
+	case asciiCompatible(name) && isASCII(p.Body):
+		return nil // nothing to convert: no copy
+	}
+	decoded, err := enc.NewDecoder().Bytes(p.Body)
+	if err != nil {
+		return fmt.Errorf("crawler: decode %s: %w", name, err)
+	}
+	p.Body = decoded
+	return nil
+}
+
+// asciiCompatible reports whether an encoding maps the bytes 0x00-0x7F to
+// ASCII, so that pure-ASCII content needs no decoding.
+func asciiCompatible(name string) bool {
+	return name == "windows-1252" || strings.HasPrefix(name, "iso-8859-") || strings.HasPrefix(name, "windows-125")
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// robotsDirectives reads X-Robots-Tag headers. Directives scoped to a named
+// crawler ("googlebot: noindex") are not ours and are ignored.
+func robotsDirectives(values []string) (noIndex, noFollow bool) {
+	for _, v := range values {
+		if strings.Contains(v, ":") {
+			continue
+		}
+		ni, nf := parseRobotsContent(v)
+		noIndex, noFollow = noIndex || ni, noFollow || nf
+	}
+	return noIndex, noFollow
+}
+
+// parseRobotsContent parses a robots directive list such as
+// "noindex, nofollow" or "none".
+func parseRobotsContent(v string) (noIndex, noFollow bool) {
+	for d := range strings.SplitSeq(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(d)) {
+		case "noindex":
+			noIndex = true
+		case "nofollow":
+			noFollow = true
+		case "none":
+			noIndex, noFollow = true, true
+		}
+	}
+	return noIndex, noFollow
+}

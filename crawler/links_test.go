@@ -1,0 +1,201 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"github.com/linksrus/linksrus/crawler/mocks"
+	"github.com/linksrus/linksrus/crawler/privnet"
+)
+
+func extractFrom(t *testing.T, e *LinkExtractor, pageURL, body string) *Payload {
+	t.Helper()
+	p := NewPayload([16]byte{1}, pageURL, time.Time{})
+	p.Body = append(p.Body, body...)
+	out, err := e.Process(context.Background(), p)
+	if err != nil || out != p {
+		t.Fatalf("Process = %v, %v", out, err)
+	}
+	return p
+}
+
+func TestLinkExtractorHostileInput(t *testing.T) {
+	const page = "https://example.com/dir/page.html"
+	cases := []struct {
+		name     string
+		body     string
+		links    []string
+		noFollow []string
+		noIndex  bool
+	}{
+		{name: "quoting styles",
+			body:  `<a href="/d">1</a><a href='/s'>2</a><a href=/u>3</a><A HREF = "/upper">4</A>`,
+			links: []string{"https://example.com/d", "https://example.com/s", "https://example.com/u", "https://example.com/upper"}},
+		{name: "relative and network-path references",
+			body:  `<a href="sib">s</a><a href="../up">u</a><a href="//other.org/x">n</a><a href="?q=1">q</a><a href="http://abs.net">a</a>`,
+			links: []string{"https://example.com/dir/sib", "https://example.com/up", "https://other.org/x", "https://example.com/dir/page.html?q=1", "http://abs.net"}},
+		{name: "fragments removed and deduplicated",
+			body:  `<a href="/a#x">1</a><a href="/a#y">2</a><a href="/a">3</a><a href="#top">self</a><a href="">empty</a>`,
+			links: []string{"https://example.com/a"}},
+		{name: "base href",
+			body:  `<head><base href="https://cdn.example.net/root/"><base href="https://ignored.example/"></head><a href="p">p</a><a href="/abs">a</a>`,
+			links: []string{"https://cdn.example.net/root/p", "https://cdn.example.net/abs"}},
+		{name: "relative base href",
+			body:  `<base href="/other/"><a href="p">p</a>`,
+			links: []string{"https://example.com/other/p"}},
+		{name: "javascript base ignored",
+			body:  `<base href="javascript:alert(1)//"><a href="p">p</a>`,
+			links: []string{"https://example.com/dir/p"}},
+		{name: "non-http schemes",
+			body:  `<a href="javascript:alert(1)">j</a><a href="mailto:a@b.c">m</a><a href="file:///etc/passwd">f</a><a href="data:text/html,x">d</a><a href="ftp://x.org/">f</a><a href=" JavaScript:x">j</a><a href="tel:123">t</a>`,
+			links: nil},
+		{name: "obfuscated javascript scheme",
+			body:  "<a href=\"java\tscript:alert(1)\">j</a><a href=\"\x01javascript:x\">c</a>",
+			links: nil},
+		{name: "rel nofollow in any form",
+			body:     `<a href="/n1" rel="nofollow">1</a><a href="/n2" rel="external NoFollow noopener">2</a><a href="/f" rel="nofollowx">3</a><a rel=NOFOLLOW href=/n3>4</a>`,
+			links:    []string{"https://example.com/f"},
+			noFollow: []string{"https://example.com/n1", "https://example.com/n2", "https://example.com/n3"}},
+		{name: "followed anywhere wins",
+			body:     `<a href="/x" rel="nofollow">1</a><a href="/y" rel="nofollow">2</a><a href="/x">3</a><a href="/y" rel="nofollow">4</a>`,
+			links:    []string{"https://example.com/x"},
+			noFollow: []string{"https://example.com/y"}},
+		{name: "meta robots nofollow",
+			body:     `<meta name="ROBOTS" content="NoFollow"><a href="/a">a</a><a href="/b" rel="nofollow">b</a>`,
+			noFollow: []string{"https://example.com/b", "https://example.com/a"}},
+		{name: "meta robots none",
+			body:     `<meta content="none" name="robots"><a href="/a">a</a>`,
+			noFollow: []string{"https://example.com/a"}, noIndex: true},
+		{name: "meta robots noindex only",
+			body:  `<meta name="robots" content="noindex, follow"><a href="/a">a</a>`,
+			links: []string{"https://example.com/a"}, noIndex: true},
+		{name: "other meta ignored",
+			body:  `<meta name="googlebot" content="noindex,nofollow"><meta name="description" content="nofollow"><a href="/a">a</a>`,
+			links: []string{"https://example.com/a"}},
+		{name: "links in script, style, comments and attributes are not links",
+			body:  `<script>var s = '<a href="/js">';</script><style>a[href="/css"]{}</style><!-- <a href="/comment"> --><textarea><a href="/ta"></textarea><div title='<a href="/attr">'></div><a href="/real">r</a>`,
+			links: []string{"https://example.com/real"}},
+		{name: "area and self-closing",
+			body:  `<map><area href="/area"/></map><a href="/sc"/>`,
+			links: []string{"https://example.com/area", "https://example.com/sc"}},
+		{name: "first href wins",
+			body:  `<a href="/first" href="/second">x</a>`,
+			links: []string{"https://example.com/first"}},
+		{name: "a without href",
+			body:  `<a name="anchor">x</a><a>y</a><a href>z</a>`,
+			links: nil},
+		{name: "private and local hosts dropped without DNS",
+			body:  `<a href="http://127.0.0.1/">1</a><a href="http://[::1]:8080/">2</a><a href="http://2130706433/">3</a><a href="http://0x7f.1/">4</a><a href="http://localhost/">5</a><a href="http://169.254.169.254/latest/meta-data">6</a><a href="http://intranet/">7</a><a href="http://printer.local/">8</a><a href="http://%31%32%37.0.0.1/">9</a><a href="http://[::ffff:10.0.0.1]/">10</a><a href="http://public.example.org/">ok</a>`,
+			links: []string{"http://public.example.org/"}},
+		{name: "user info stripped",
+			body:  `<a href="http://user:pass@example.org/x">1</a><a href="http://example.com@evil.example/">2</a>`,
+			links: []string{"http://example.org/x", "http://evil.example/"}},
+		{name: "non-html extensions dropped",
+			body:  `<a href="/i.PNG">i</a><a href="/d.pdf?v=2">d</a><a href="/ok.html">ok</a>`,
+			links: []string{"https://example.com/ok.html"}},
+		{name: "backslashes and whitespace as browsers read them",
+			body:  "<a href=\"  /trim  \">t</a><a href=\"/new\nline\">n</a><a href=\"\\\\evil.example\\x\">b</a>",
+			links: []string{"https://example.com/trim", "https://example.com/newline", "https://evil.example/x"}},
+		{name: "entities in href decoded",
+			body:  `<a href="/q?a=1&amp;b=2">x</a><a href="/&#x70;ath">y</a>`,
+			links: []string{"https://example.com/q?a=1&b=2", "https://example.com/path"}},
+		{name: "unparsable hrefs",
+			body:  `<a href="http://[::1">1</a><a href="http://exa mple.com/">2</a><a href="%zz">3</a><a href="http://:80/">4</a><a href="http:///nohost">5</a>`,
+			links: []string{}},
+		{name: "overlong link dropped",
+			body:  `<a href="/` + strings.Repeat("x", MaxURLLength) + `">long</a><a href="/short">s</a>`,
+			links: []string{"https://example.com/short"}},
+		{name: "unterminated markup",
+			body:  `<a href="/a">a</a><a href="/b`,
+			links: []string{"https://example.com/a"}},
+		{name: "nul bytes and garbage",
+			body:  "<a href=\"/a\x00b\">x</a>\x00\xff\xfe<a href='/ok'>",
+			links: []string{"https://example.com/a%EF%BF%BDb", "https://example.com/ok"}},
+		{name: "empty page", body: "", links: nil},
+	}
+	e := NewLinkExtractor(privnet.New())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := extractFrom(t, e, page, c.body)
+			defer p.MarkAsProcessed()
+			if !slices.Equal(p.Links, c.links) {
+				t.Errorf("Links = %q, want %q", p.Links, c.links)
+			}
+			if !slices.Equal(p.NoFollowLinks, c.noFollow) {
+				t.Errorf("NoFollowLinks = %q, want %q", p.NoFollowLinks, c.noFollow)
+			}
+			if p.NoIndex != c.noIndex {
+				t.Errorf("NoIndex = %v, want %v", p.NoIndex, c.noIndex)
+			}
+		})
+	}
+}
+
+// Relative links resolve against the URL the body came from.
+func TestLinkExtractorUsesFinalURL(t *testing.T) {
+	p := NewPayload([16]byte{1}, "http://example.com/old/", time.Time{})
+	defer p.MarkAsProcessed()
+	p.FinalURL = "https://www.example.com/new/"
+	p.Body = append(p.Body, `<a href="x">x</a>`...)
+	if _, err := NewLinkExtractor(nil).Process(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"https://www.example.com/new/x"}; !slices.Equal(p.Links, want) {
+		t.Fatalf("Links = %q, want %q", p.Links, want)
+	}
+}
+
+// The detector is consulted for each distinct host, with the bare host name.
+func TestLinkExtractorConsultsDetector(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	d := mocks.NewMockPrivateNetworkDetector(ctrl)
+	d.EXPECT().IsPrivate("good.example").Return(false, nil)
+	d.EXPECT().IsPrivate("bad.example").Return(true, nil)
+	d.EXPECT().IsPrivate("weird.example").Return(false, errors.New("malformed"))
+	p := extractFrom(t, NewLinkExtractor(d), "http://good.example/",
+		`<a href="/a">a</a><a href="http://bad.example:8080/">b</a><a href="http://weird.example/">w</a><a href="/a#dup">dup</a>`)
+	defer p.MarkAsProcessed()
+	if want := []string{"http://good.example/a"}; !slices.Equal(p.Links, want) {
+		t.Fatalf("Links = %q, want %q", p.Links, want)
+	}
+}
+
+func TestLinkExtractorRejectsForeignPayload(t *testing.T) {
+	if _, err := NewLinkExtractor(nil).Process(context.Background(), foreignPayload{}); !errors.Is(err, ErrUnexpectedPayload) {
+		t.Fatalf("err = %v, want ErrUnexpectedPayload", err)
+	}
+}
+
+func TestResolveURL(t *testing.T) {
+	base, _ := url.Parse("http://example.com/a/b?q#f")
+	for href, want := range map[string]string{
+		"c":                   "http://example.com/a/c",
+		"/c":                  "http://example.com/c",
+		"//h.org":             "http://h.org",
+		"https://h.org/p#x":   "https://h.org/p",
+		"?z":                  "http://example.com/a/b?z",
+		"../../../../x":       "http://example.com/x",
+		"HTTP://H.ORG/":       "http://H.ORG/",
+		"http://u@h.org/":     "http://h.org/",
+		"#frag":               "",
+		"":                    "",
+		"mailto:x@y":          "",
+		"http:opaque":         "", // opaque form: dropped (browsers would resolve it)
+		"https://h.org:99999": "https://h.org:99999",
+	} {
+		got, ok := resolveURL(base, href)
+		if !ok {
+			got = ""
+		}
+		if got != want {
+			t.Errorf("resolveURL(%q) = %q, want %q", href, got, want)
+		}
+	}
+}

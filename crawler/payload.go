@@ -1,0 +1,200 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// Payload is a page on its way through the crawl pipeline. Each stage fills
+// in its part; a stage may read everything earlier stages wrote.
+//
+// Payloads are recycled through a sync.Pool: get one from NewPayload (or a
+// Source), and never keep a reference to it, or to its slices, after the
+// pipeline marks it processed. A processor that needs the data later must
+// copy it (strings may be kept: they are never reused).
+type Payload struct {
+	// Set by the source, from the link graph.
+	LinkID      uuid.UUID
+	URL         string
+	RetrievedAt time.Time
+
+	// Set by the fetch stage.
+
+	// FinalURL is the URL the body came from: URL, unless the request was
+	// redirected. Relative links are resolved against it.
+	FinalURL string
+	// StatusCode and ContentType are the response's.
+	StatusCode  int
+	ContentType string
+	// Body is the page, decoded to UTF-8. Every stage can read it; none may
+	// modify it, since the payload's clones are compared with it in tests
+	// and other branches of a broadcast may hold a copy.
+	Body []byte
+	// FetchedAt is when the response arrived.
+	FetchedAt time.Time
+
+	// Set by the link extraction stage.
+
+	// Links are the distinct absolute http(s) URLs the page links to.
+	Links []string
+	// NoFollowLinks are links the page does not vouch for (rel="nofollow",
+	// or a page-wide nofollow): they go into the graph without an edge.
+	NoFollowLinks []string
+	// NoIndex is set when the page (meta robots or X-Robots-Tag) asks not
+	// to be indexed.
+	NoIndex bool
+
+	// Set by the text extraction stage.
+	Title       string
+	TextContent string
+
+	outcome  fetchOutcome
+	noFollow bool     // the response asked for no edges (X-Robots-Tag)
+	track    *tracker // shared by the clones of a page; nil if untracked
+}
+
+// fetchOutcome is what the fetch stage learnt, kept for the page's Outcome.
+type fetchOutcome struct {
+	reason   Reason
+	err      error
+	bytes    int64
+	duration time.Duration
+}
+
+// ErrUnexpectedPayload is returned by the crawler's stages and sink when
+// they are given a payload that is not a *Payload.
+var ErrUnexpectedPayload = errors.New("crawler: payload is not a *crawler.Payload")
+
+func asPayload(pp pipeline.Payload) (*Payload, error) {
+	p, ok := pp.(*Payload)
+	if !ok || p == nil {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedPayload, pp)
+	}
+	return p, nil
+}
+
+var payloadPool = sync.Pool{New: func() any { return new(Payload) }}
+
+// NewPayload returns a payload from the pool for a link, for callers who
+// feed a pipeline from a source of their own. Payloads from NewPayload are
+// not tracked: no Outcome is reported for them and a Sink counts every copy
+// it consumes.
+func NewPayload(linkID uuid.UUID, url string, retrievedAt time.Time) *Payload {
+	p := payloadPool.Get().(*Payload)
+	p.LinkID, p.URL, p.RetrievedAt = linkID, url, retrievedAt
+	return p
+}
+
+// Clone implements pipeline.Payload: it returns a deep copy from the pool,
+// leaving p untouched.
+func (p *Payload) Clone() pipeline.Payload {
+	c := payloadPool.Get().(*Payload)
+	c.LinkID, c.URL, c.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
+	c.FinalURL, c.StatusCode, c.ContentType = p.FinalURL, p.StatusCode, p.ContentType
+	c.Body = append(c.Body[:0], p.Body...)
+	c.FetchedAt = p.FetchedAt
+	c.Links = append(c.Links[:0], p.Links...)
+	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
+	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow
+	c.Title, c.TextContent = p.Title, p.TextContent
+	c.outcome = p.outcome
+	if p.track != nil {
+		p.track.refs.Add(1)
+		c.track = p.track
+	}
+	return c
+}
+
+// MarkAsProcessed implements pipeline.Payload: it returns the payload to
+// the pool, keeping the capacity of its slices. When it is the last copy of
+// a tracked page, the page's Outcome is reported first.
+func (p *Payload) MarkAsProcessed() {
+	if t := p.track; t != nil {
+		p.track = nil
+		if t.refs.Add(-1) == 0 {
+			t.finish(p)
+		}
+	}
+	p.reset()
+	payloadPool.Put(p)
+}
+
+func (p *Payload) reset() {
+	clear(p.Links) // let the strings be collected while the slice waits in the pool
+	clear(p.NoFollowLinks)
+	*p = Payload{
+		Body:          p.Body[:0],
+		Links:         p.Links[:0],
+		NoFollowLinks: p.NoFollowLinks[:0],
+	}
+}
+
+// skip records why the payload goes no further; the stage then drops it.
+func (p *Payload) skip(reason Reason, err error) {
+	p.outcome.reason, p.outcome.err = reason, err
+}
+
+// tracker follows one page and its clones through a crawl: the page is
+// counted when its first copy reaches the sink and reported when its last
+// copy leaves the pipeline.
+type tracker struct {
+	refs      atomic.Int32
+	delivered atomic.Bool
+	ctx       context.Context
+	report    func(Outcome)
+}
+
+var trackerPool = sync.Pool{New: func() any { return new(tracker) }}
+
+func newTracker(ctx context.Context, report func(Outcome)) *tracker {
+	t := trackerPool.Get().(*tracker)
+	t.refs.Store(1)
+	t.ctx, t.report = ctx, report
+	return t
+}
+
+// finish reports the page's outcome from its last copy, last.
+func (t *tracker) finish(last *Payload) {
+	if t.report != nil {
+		t.report(t.outcome(last))
+	}
+	t.delivered.Store(false)
+	t.ctx, t.report = nil, nil
+	trackerPool.Put(t)
+}
+
+func (t *tracker) outcome(p *Payload) Outcome {
+	o := Outcome{
+		LinkID:        p.LinkID,
+		URL:           p.URL,
+		FinalURL:      p.FinalURL,
+		Reason:        p.outcome.reason,
+		Err:           p.outcome.err,
+		StatusCode:    p.StatusCode,
+		ContentType:   p.ContentType,
+		Bytes:         p.outcome.bytes,
+		Duration:      p.outcome.duration,
+		Links:         len(p.Links),
+		NoFollowLinks: len(p.NoFollowLinks),
+		NoIndex:       p.NoIndex,
+	}
+	switch {
+	case t.delivered.Load():
+		o.Reason, o.Err = ReasonCrawled, nil
+	case o.Reason != ReasonCrawled:
+		// A stage recorded why it dropped the page.
+	case t.ctx != nil && t.ctx.Err() != nil:
+		o.Reason, o.Err = ReasonCanceled, context.Cause(t.ctx)
+	default:
+		o.Reason = ReasonDropped
+	}
+	return o
+}
