@@ -43,11 +43,16 @@ func (p *Pipeline) Stats() Stats {
 //
 // It returns nil when every payload has been handled. The first error from
 // the source, a stage or the sink cancels the run; Process then returns a
-// *multierror.Error holding every error reported, each an *Error saying
-// where it happened. If ctx is canceled first, Process returns an error
-// wrapping ctx.Err().
+// *multierror.Error holding every error reported, first error first, each an
+// *Error saying where it happened. Errors that components report because
+// the run was canceled (such as a processor returning ctx.Err()) are kept
+// too. If ctx is done when the run ends and no component reported an error,
+// Process returns an error wrapping ctx.Err(); either way errors.Is finds
+// context.Canceled or context.DeadlineExceeded.
+//
 // In every case Process returns only after all goroutines it started have
-// exited and every payload that entered has been marked processed.
+// exited and, with the built-in runners, every payload that entered has been
+// marked processed exactly once.
 //
 // Invalid configuration (nil source, sink or stage, or a built-in runner
 // with bad arguments) is reported as ErrInvalidConfig before anything runs.

@@ -144,12 +144,67 @@ func TestInvalidConfiguration(t *testing.T) {
 }
 
 func TestInvalidRunnerRunDirectlyReportsError(t *testing.T) {
-	in := make(chan pipeline.Payload)
-	close(in)
-	errCh := make(chan error, 1)
-	pipeline.FixedWorkerPool(passThrough, 0).Run(context.Background(), &testParams{in: in, out: make(chan pipeline.Payload), errCh: errCh})
-	if err := <-errCh; !errors.Is(err, pipeline.ErrInvalidConfig) {
-		t.Errorf("error = %v, want ErrInvalidConfig", err)
+	noop := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error { return nil })
+	for _, r := range []pipeline.StageRunner{
+		pipeline.FIFO(nil),
+		pipeline.FixedWorkerPool(passThrough, 0),
+		pipeline.DynamicWorkerPool(passThrough, 0),
+		pipeline.OrderedWorkerPool(passThrough, 0),
+		pipeline.Broadcast(),
+		pipeline.Batch(noop, 0, 0),
+	} {
+		in := make(chan pipeline.Payload)
+		close(in)
+		errCh := make(chan error, 1)
+		r.Run(context.Background(), &testParams{in: in, out: make(chan pipeline.Payload), errCh: errCh})
+		if err := <-errCh; !errors.Is(err, pipeline.ErrInvalidConfig) {
+			t.Errorf("%T: error = %v, want ErrInvalidConfig", r, err)
+		}
+	}
+}
+
+// TestRunnersRunDirectly runs each built-in runner outside a pipeline, with
+// the caller's own channels, as a custom composition would.
+func TestRunnersRunDirectly(t *testing.T) {
+	for name, r := range runners(passThrough) {
+		t.Run(name, func(t *testing.T) {
+			var l ledger
+			params := &testParams{in: make(chan pipeline.Payload, 10), out: make(chan pipeline.Payload, 100), errCh: make(chan error, 1)}
+			for i := range 10 {
+				params.in <- l.newPayload(i)
+			}
+			close(params.in)
+			r.Run(context.Background(), params)
+			close(params.out)
+			n := 0
+			for p := range params.out {
+				p.MarkAsProcessed()
+				n++
+			}
+			if want := map[bool]int{true: 20, false: 10}[name == "Broadcast"]; n != want {
+				t.Errorf("%d payloads out, want %d", n, want)
+			}
+			l.check(t)
+		})
+	}
+}
+
+func TestErrorStrings(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&pipeline.Error{Component: pipeline.ComponentSource, Stage: -1, Err: errBoom}, "pipeline source: boom"},
+		{&pipeline.Error{Component: pipeline.ComponentStage, Stage: 3, Err: errBoom}, "pipeline stage 3: boom"},
+		{&pipeline.Error{Component: pipeline.ComponentSink, Stage: -1, Err: errBoom}, "pipeline sink: boom"},
+		{&pipeline.PanicError{Value: 42}, "panic: 42"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+	if got := pipeline.Component(9).String(); got != "Component(9)" {
+		t.Errorf("String() = %q", got)
 	}
 }
 

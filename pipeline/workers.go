@@ -2,9 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 )
+
+// errGoexit reports a stage runner that called runtime.Goexit, which unwinds
+// like a panic that cannot be recovered.
+var errGoexit = errors.New("stage runner called runtime.Goexit")
 
 // runStage runs one stage and cleans up after it, whatever Run did: it
 // reports a panic, closes the stage's output so the next component sees the
@@ -16,7 +21,11 @@ func runStage(ctx context.Context, stage StageRunner, params *workerParams, errC
 	panicked := true
 	defer func() {
 		if panicked {
-			bus.report(ComponentStage, params.stage, newPanicError(recover()))
+			if r := recover(); r != nil {
+				bus.report(ComponentStage, params.stage, newPanicError(r))
+			} else {
+				bus.report(ComponentStage, params.stage, errGoexit)
+			}
 		}
 		close(params.out)
 		// Once the collector is done, every error the stage reported has
