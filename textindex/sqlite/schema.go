@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -31,10 +32,8 @@ var migrations = []string{
 
 // migrate brings the schema up to date in one immediate transaction, so
 // concurrent openers of a new file apply it exactly once.
-func (i *Index) migrate(ctx context.Context) error {
-	i.writeMu.Lock()
-	defer i.writeMu.Unlock()
-	tx, err := i.db.BeginTx(ctx, nil)
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: begin: %w", err)
 	}

@@ -20,8 +20,8 @@
 // The database runs in WAL mode with synchronous=NORMAL: readers never
 // block the writer and a commit does not wait for fsync, so a power loss
 // (not a process crash) may lose the last few commits but never corrupts the
-// file. Writes are serialised in the process (one writer is all SQLite
-// allows); reads run in parallel. The WAL files (index.db-wal, index.db-shm)
+// file. Writes go through one connection and are committed in groups
+// (see Index.Index); reads run in parallel on a pool of connections. The WAL files (index.db-wal, index.db-shm)
 // belong to the index and must be kept next to it.
 //
 // Three tables share one rowid: docs (LinkID and PageRank, small rows),
@@ -52,7 +52,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -95,10 +94,8 @@ var _ textindex.Indexer = (*Index)(nil)
 
 // Index is a textindex.Indexer stored in a SQLite database file.
 type Index struct {
-	db *sql.DB
-	// writeMu serialises writers in the process: SQLite allows one at a
-	// time anyway, and queuing here is cheaper than SQLite's busy-wait.
-	writeMu sync.Mutex
+	db *sql.DB // for reads; a pool, so searches run in parallel
+	w  *writer // all writes, on one connection of db
 }
 
 // Open opens, or creates, the index in the SQLite file at path and brings
@@ -120,11 +117,14 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	// the CPUs keeps the writer's connection from starving them.
 	db.SetMaxOpenConns(runtime.GOMAXPROCS(0) + 2)
 	db.SetMaxIdleConns(runtime.GOMAXPROCS(0) + 2)
-	idx := &Index{db: db}
-	if err := idx.migrate(ctx); err != nil {
+	if err := migrate(ctx, db); err != nil {
 		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
 	}
-	return idx, nil
+	w, err := newWriter(ctx, db)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
+	}
+	return &Index{db: db, w: w}, nil
 }
 
 // busyTimeoutMillis is how long a statement waits for another process's
@@ -133,7 +133,7 @@ const busyTimeoutMillis = "10000"
 
 // Close closes the database. Iterators still open fail afterwards.
 func (i *Index) Close() error {
-	if err := i.db.Close(); err != nil {
+	if err := errors.Join(i.w.close(), i.db.Close()); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}
 	return nil
