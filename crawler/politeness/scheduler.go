@@ -1,0 +1,358 @@
+package politeness
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxInFlight = 2
+	DefaultMaxQueued   = 100000
+	DefaultIdleTTL     = 5 * time.Minute
+)
+
+// Options configure a Scheduler. Zero fields take their defaults.
+type Options struct {
+	// MaxInFlight is the number of requests allowed at once per host.
+	// Default 2, the customary limit for polite crawlers and browsers of
+	// old (RFC 2616 8.1.4).
+	MaxInFlight int
+	// MinDelay is the minimum time between the starts of two requests to
+	// one host. A host's robots.txt Crawl-delay (SetDelay) raises it for
+	// that host. Default 0: only the in-flight limit applies.
+	MinDelay time.Duration
+	// MaxQueued bounds the items queued across all hosts; Push blocks when
+	// it is reached. Default 100000.
+	MaxQueued int
+	// IdleTTL is how long the state of a host with nothing queued or in
+	// flight is kept (including its Crawl-delay) before it is dropped.
+	// Default 5 minutes, longer than any sensible Crawl-delay.
+	IdleTTL time.Duration
+}
+
+// Sentinel errors; match them with errors.Is.
+var (
+	// ErrClosed is returned by Push after Close, and by Next once the
+	// scheduler is closed and drained.
+	ErrClosed = errors.New("politeness: scheduler closed")
+	// ErrOptions is wrapped by NewScheduler for invalid Options.
+	ErrOptions = errors.New("politeness: invalid options")
+)
+
+// Scheduler is a per-host polite work queue; see the package documentation.
+// It is safe for concurrent use.
+type Scheduler[T any] struct {
+	opts Options
+
+	mu      sync.Mutex
+	hosts   map[string]*hostState[T]
+	ready   []*hostState[T] // hosts that can start a request now, round-robin
+	waiting delayHeap[T]    // hosts with work and a free slot, but in their delay
+	total   int             // items queued across hosts
+	closed  bool
+	// changed is closed and replaced whenever something a waiter may be
+	// waiting for happens: an item queued, a slot freed, space freed, Close.
+	changed   chan struct{}
+	lastSweep time.Time
+}
+
+// Where a host is scheduled.
+const (
+	nowhere = iota
+	inReady
+	inWaiting
+)
+
+// hostState is the per-host bookkeeping.
+type hostState[T any] struct {
+	name      string
+	queue     []T
+	inFlight  int
+	nextStart time.Time     // earliest start of the next request
+	delay     time.Duration // robots.txt Crawl-delay
+	idleSince time.Time
+	where     int
+	heapIdx   int
+}
+
+// NewScheduler returns an empty Scheduler.
+func NewScheduler[T any](opts Options) (*Scheduler[T], error) {
+	if opts.MaxInFlight < 0 || opts.MinDelay < 0 || opts.MaxQueued < 0 || opts.IdleTTL < 0 {
+		return nil, fmt.Errorf("%w: negative value in %+v", ErrOptions, opts)
+	}
+	if opts.MaxInFlight == 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxQueued == 0 {
+		opts.MaxQueued = DefaultMaxQueued
+	}
+	if opts.IdleTTL == 0 {
+		opts.IdleTTL = DefaultIdleTTL
+	}
+	return &Scheduler[T]{
+		opts:      opts,
+		hosts:     make(map[string]*hostState[T]),
+		changed:   make(chan struct{}),
+		lastSweep: time.Now(),
+	}, nil
+}
+
+// Push queues v for host (use the URL's host, with port if any, as the
+// politeness unit). It blocks while MaxQueued items are queued, and returns
+// ErrClosed after Close or the context's error if ctx ends first.
+func (s *Scheduler[T]) Push(ctx context.Context, host string, v T) error {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return ErrClosed
+		}
+		if s.total < s.opts.MaxQueued {
+			now := time.Now()
+			h := s.host(host, now)
+			h.queue = append(h.queue, v)
+			s.total++
+			s.schedule(h, now)
+			s.broadcast()
+			s.sweep(now)
+			s.mu.Unlock()
+			return nil
+		}
+		wait := s.changed
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return fmt.Errorf("politeness: push for %s: %w", host, ctx.Err())
+		}
+	}
+}
+
+// Lease is an item handed out by Next. Call Release when its request is
+// finished, successfully or not, to free the host's slot.
+type Lease[T any] struct {
+	// Value is the item as pushed.
+	Value T
+	// Host is the host it was pushed under.
+	Host string
+
+	release func()
+}
+
+// Release frees the host slot taken by the lease. It is safe to call more
+// than once; only the first call counts.
+func (l *Lease[T]) Release() { l.release() }
+
+// Next returns the next item whose host is ready: fewer than MaxInFlight
+// requests in flight and the host's delay elapsed since its last request
+// start. Among ready hosts it goes round-robin; within a host it is FIFO.
+// It blocks until an item is ready, ctx ends (its error is returned) or the
+// scheduler is closed and drained (ErrClosed).
+func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		for len(s.waiting) > 0 && !now.Before(s.waiting[0].nextStart) {
+			h := heap.Pop(&s.waiting).(*hostState[T])
+			h.where = nowhere
+			s.schedule(h, now)
+		}
+		for len(s.ready) > 0 {
+			h := s.ready[0]
+			s.ready[0] = nil
+			s.ready = s.ready[1:]
+			h.where = nowhere
+			if !s.canStart(h, now) || len(h.queue) == 0 {
+				// Acquire took the slot since h was scheduled.
+				s.schedule(h, now)
+				continue
+			}
+			v := h.queue[0]
+			var zero T
+			h.queue[0] = zero
+			h.queue = h.queue[1:]
+			s.total--
+			release := s.start(h, now)
+			s.schedule(h, now)
+			s.broadcast() // queue space freed for blocked pushers
+			s.mu.Unlock()
+			return &Lease[T]{Value: v, Host: h.name, release: release}, nil
+		}
+		if s.closed && s.total == 0 {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		wait := s.changed
+		var d time.Duration = -1
+		if len(s.waiting) > 0 {
+			d = s.waiting[0].nextStart.Sub(now)
+		}
+		s.mu.Unlock()
+		if err := sleep(ctx, wait, d); err != nil {
+			return nil, fmt.Errorf("politeness: next: %w", err)
+		}
+	}
+}
+
+// Acquire takes a request slot on host for a request that is not a queued
+// item (a redirect hop, a robots.txt fetch), blocking until the host is
+// ready or ctx ends. Call the returned release when the request is done; it
+// is idempotent. Acquire keeps working after Close, so that requests of
+// items already handed out can finish.
+func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func(), err error) {
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		h := s.host(host, now)
+		if s.canStart(h, now) {
+			release := s.start(h, now)
+			s.mu.Unlock()
+			return release, nil
+		}
+		wait := s.changed
+		var d time.Duration = -1
+		if h.inFlight < s.opts.MaxInFlight {
+			d = h.nextStart.Sub(now)
+		}
+		s.mu.Unlock()
+		if err := sleep(ctx, wait, d); err != nil {
+			return nil, fmt.Errorf("politeness: acquire %s: %w", host, err)
+		}
+	}
+}
+
+// SetDelay sets host's robots.txt Crawl-delay; the host's effective delay
+// is the larger of it and MinDelay. The value lives as long as the host's
+// state (see Options.IdleTTL), so set it whenever a robots.txt decision for
+// the host is obtained. It applies from the next request start on.
+func (s *Scheduler[T]) SetDelay(host string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.host(host, time.Now())
+	h.delay = max(d, 0)
+}
+
+// Len returns the number of queued items.
+func (s *Scheduler[T]) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Hosts returns the number of hosts with state (queued, in flight, or
+// idle for less than IdleTTL).
+func (s *Scheduler[T]) Hosts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep(time.Now())
+	return len(s.hosts)
+}
+
+// Close stops Push from accepting items. Next keeps handing out the items
+// already queued and then returns ErrClosed. It is safe to call more than
+// once.
+func (s *Scheduler[T]) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.broadcast()
+	}
+}
+
+// host returns the state of name, creating it. s.mu must be held.
+func (s *Scheduler[T]) host(name string, now time.Time) *hostState[T] {
+	h, ok := s.hosts[name]
+	if !ok {
+		h = &hostState[T]{name: name, idleSince: now, heapIdx: -1}
+		s.hosts[name] = h
+	}
+	return h
+}
+
+func (s *Scheduler[T]) canStart(h *hostState[T], now time.Time) bool {
+	return h.inFlight < s.opts.MaxInFlight && !now.Before(h.nextStart)
+}
+
+// start takes a slot on h and returns its idempotent release. s.mu must be
+// held.
+func (s *Scheduler[T]) start(h *hostState[T], now time.Time) func() {
+	h.inFlight++
+	h.nextStart = now.Add(max(s.opts.MinDelay, h.delay))
+	var once sync.Once
+	return func() { once.Do(func() { s.finish(h) }) }
+}
+
+// finish frees a slot on h.
+func (s *Scheduler[T]) finish(h *hostState[T]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h.inFlight--
+	if h.inFlight == 0 && len(h.queue) == 0 {
+		h.idleSince = now
+	}
+	s.schedule(h, now)
+	s.broadcast()
+	s.sweep(now)
+}
+
+// schedule puts h in the ready list or the delay heap if it has work and a
+// free slot and is not scheduled yet. s.mu must be held.
+func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
+	if h.where != nowhere || len(h.queue) == 0 || h.inFlight >= s.opts.MaxInFlight {
+		return
+	}
+	if now.Before(h.nextStart) {
+		h.where = inWaiting
+		heap.Push(&s.waiting, h)
+		return
+	}
+	h.where = inReady
+	s.ready = append(s.ready, h)
+}
+
+// broadcast wakes every goroutine waiting on s.changed. s.mu must be held.
+func (s *Scheduler[T]) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// sweep drops hosts idle for IdleTTL, at most twice per IdleTTL so its cost
+// is amortised. s.mu must be held.
+func (s *Scheduler[T]) sweep(now time.Time) {
+	if now.Sub(s.lastSweep) < s.opts.IdleTTL/2 {
+		return
+	}
+	s.lastSweep = now
+	for name, h := range s.hosts {
+		if h.where == nowhere && h.inFlight == 0 && len(h.queue) == 0 &&
+			now.Sub(h.idleSince) >= s.opts.IdleTTL && !now.Before(h.nextStart) {
+			delete(s.hosts, name)
+		}
+	}
+}
+
+// sleep waits until wait is closed, d elapses (never if d < 0) or ctx ends,
+// returning ctx's error in the last case.
+func sleep(ctx context.Context, wait <-chan struct{}, d time.Duration) error {
+	var timer <-chan time.Time
+	if d >= 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-wait:
+		return nil
+	case <-timer:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,350 @@
+package politeness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func newSched(t *testing.T, opts Options) *Scheduler[string] {
+	t.Helper()
+	s, err := NewScheduler[string](opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSlowHostDoesNotStallOthers puts half the items on a host with a 1 s
+// Crawl-delay and the rest on four fast hosts, and runs 4 workers. In the
+// time the slow host may start only its second request, every fast item
+// must have been handed out: measured by counts, not by timing.
+func TestSlowHostDoesNotStallOthers(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 2})
+	s.SetDelay("slow.example", time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const perKind = 40
+	for i := range perKind {
+		if err := s.Push(ctx, "slow.example", fmt.Sprint("slow", i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Push(ctx, fmt.Sprintf("fast%d.example", i%4), fmt.Sprint("fast", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var mu sync.Mutex
+	slowStarts, fastStarts := 0, 0
+	fastDoneAtSecondSlow := -1
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				l, err := s.Next(ctx)
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				if l.Host == "slow.example" {
+					slowStarts++
+					if slowStarts == 2 {
+						fastDoneAtSecondSlow = fastStarts
+						cancel() // enough: the remaining slow items would take 38 s
+					}
+				} else {
+					fastStarts++
+				}
+				mu.Unlock()
+				time.Sleep(time.Millisecond) // the "fetch"
+				l.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if fastDoneAtSecondSlow != perKind {
+		t.Fatalf("when the slow host started its 2nd request, %d of %d fast items had started", fastDoneAtSecondSlow, perKind)
+	}
+}
+
+func TestMaxInFlightPerHost(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 3})
+	ctx := context.Background()
+	for i := range 60 {
+		_ = s.Push(ctx, fmt.Sprintf("h%d", i%2), "x")
+	}
+	s.Close()
+	var mu sync.Mutex
+	inFlight := map[string]int{}
+	peak := map[string]int{}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				l, err := s.Next(ctx)
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				mu.Lock()
+				inFlight[l.Host]++
+				peak[l.Host] = max(peak[l.Host], inFlight[l.Host])
+				mu.Unlock()
+				time.Sleep(2 * time.Millisecond)
+				mu.Lock()
+				inFlight[l.Host]--
+				mu.Unlock()
+				l.Release()
+				l.Release() // idempotent
+			}
+		}()
+	}
+	wg.Wait()
+	for h, p := range peak {
+		if p > 3 {
+			t.Errorf("host %s had %d requests in flight, limit 3", h, p)
+		}
+		if p < 2 {
+			t.Errorf("host %s never ran requests in parallel (peak %d)", h, p)
+		}
+	}
+}
+
+func TestMinDelayAndCrawlDelay(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 5, MinDelay: 20 * time.Millisecond})
+	s.SetDelay("robots-slow", 50*time.Millisecond)
+	ctx := context.Background()
+	for range 3 {
+		_ = s.Push(ctx, "plain", "p")
+		_ = s.Push(ctx, "robots-slow", "r")
+	}
+	s.Close()
+	starts := map[string][]time.Time{}
+	for {
+		l, err := s.Next(ctx)
+		if errors.Is(err, ErrClosed) {
+			break
+		}
+		starts[l.Host] = append(starts[l.Host], time.Now())
+		l.Release()
+	}
+	for host, min := range map[string]time.Duration{"plain": 20 * time.Millisecond, "robots-slow": 50 * time.Millisecond} {
+		ts := starts[host]
+		if len(ts) != 3 {
+			t.Fatalf("%s: %d starts", host, len(ts))
+		}
+		for i := 1; i < len(ts); i++ {
+			if gap := ts[i].Sub(ts[i-1]); gap < min-time.Millisecond {
+				t.Errorf("%s: requests %d and %d started %v apart, want >= %v", host, i-1, i, gap, min)
+			}
+		}
+	}
+}
+
+func TestRoundRobinAndFIFO(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1})
+	ctx := context.Background()
+	for _, p := range [][2]string{{"a", "a1"}, {"a", "a2"}, {"a", "a3"}, {"b", "b1"}, {"b", "b2"}} {
+		_ = s.Push(ctx, p[0], p[1])
+	}
+	var got []string
+	for range 5 {
+		l, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.Value)
+		l.Release()
+	}
+	if fmt.Sprint(got) != "[a1 b1 a2 b2 a3]" {
+		t.Errorf("order = %v, want hosts alternating, FIFO within a host", got)
+	}
+}
+
+func TestAcquire(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1})
+	ctx := context.Background()
+	rel, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The host is busy: a queued item for it is not handed out, one for
+	// another host is.
+	_ = s.Push(ctx, "h", "blocked")
+	_ = s.Push(ctx, "other", "free")
+	l, err := s.Next(ctx)
+	if err != nil || l.Value != "free" {
+		t.Fatalf("Next = %v, %v; want the other host's item", l, err)
+	}
+	l.Release()
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.Acquire(short, "h"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire on busy host: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		l, err := s.Next(ctx)
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		got <- l.Value
+		l.Release()
+	}()
+	time.Sleep(10 * time.Millisecond)
+	rel()
+	rel() // idempotent
+	if v := <-got; v != "blocked" {
+		t.Fatalf("after release Next = %q", v)
+	}
+}
+
+func TestCloseAndContext(t *testing.T) {
+	s := newSched(t, Options{})
+	ctx := context.Background()
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if _, err := s.Next(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next on empty scheduler: %v", err)
+	}
+	_ = s.Push(ctx, "h", "last")
+	blocked := make(chan error)
+	s2 := newSched(t, Options{})
+	go func() { _, err := s2.Next(ctx); blocked <- err }()
+	time.Sleep(10 * time.Millisecond)
+	s2.Close()
+	if err := <-blocked; !errors.Is(err, ErrClosed) {
+		t.Fatalf("blocked Next after Close: %v", err)
+	}
+	s.Close()
+	s.Close()
+	if err := s.Push(ctx, "h", "late"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Push after Close: %v", err)
+	}
+	l, err := s.Next(ctx)
+	if err != nil || l.Value != "last" {
+		t.Fatalf("draining Next = %v, %v", l, err)
+	}
+	l.Release()
+	if _, err := s.Next(ctx); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Next on drained: %v", err)
+	}
+	rel, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatalf("Acquire after Close: %v", err)
+	}
+	rel()
+}
+
+func TestMaxQueuedBlocksPush(t *testing.T) {
+	s := newSched(t, Options{MaxQueued: 2})
+	ctx := context.Background()
+	_ = s.Push(ctx, "a", "1")
+	_ = s.Push(ctx, "b", "2")
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if err := s.Push(short, "c", "3"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Push beyond MaxQueued: %v", err)
+	}
+	done := make(chan error)
+	go func() { done <- s.Push(ctx, "c", "3") }()
+	l, _ := s.Next(ctx)
+	l.Release()
+	if err := <-done; err != nil {
+		t.Fatalf("Push after space freed: %v", err)
+	}
+	if s.Len() != 2 {
+		t.Errorf("Len = %d, want 2", s.Len())
+	}
+}
+
+func TestIdleHostsEvicted(t *testing.T) {
+	s := newSched(t, Options{IdleTTL: 20 * time.Millisecond})
+	ctx := context.Background()
+	for i := range 100 {
+		_ = s.Push(ctx, fmt.Sprint("host", i), "x")
+	}
+	for range 100 {
+		l, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+	}
+	if n := s.Hosts(); n != 100 {
+		t.Fatalf("Hosts right after use = %d, want 100", n)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if n := s.Hosts(); n != 0 {
+		t.Fatalf("Hosts after IdleTTL = %d, want 0", n)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{{MaxInFlight: -1}, {MinDelay: -1}, {MaxQueued: -1}, {IdleTTL: -1}} {
+		if _, err := NewScheduler[int](o); !errors.Is(err, ErrOptions) {
+			t.Errorf("NewScheduler(%+v): %v", o, err)
+		}
+	}
+}
+
+// TestConcurrentStress runs producers, workers and Acquire callers together
+// under -race; every item must be delivered exactly once.
+func TestConcurrentStress(t *testing.T) {
+	s, _ := NewScheduler[int](Options{MaxInFlight: 2, MaxQueued: 50})
+	ctx := context.Background()
+	const items = 3000
+	var delivered atomic.Int64
+	seen := make([]atomic.Bool, items)
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				l, err := s.Next(ctx)
+				if err != nil {
+					return
+				}
+				if seen[l.Value].Swap(true) {
+					t.Errorf("item %d delivered twice", l.Value)
+				}
+				delivered.Add(1)
+				if w == 0 {
+					rel, err := s.Acquire(ctx, l.Host)
+					if err == nil {
+						rel()
+					}
+				}
+				l.Release()
+			}
+		}()
+	}
+	var pwg sync.WaitGroup
+	for p := range 3 {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			for i := p; i < items; i += 3 {
+				if err := s.Push(ctx, fmt.Sprint("h", i%7), i); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	pwg.Wait()
+	s.Close()
+	wg.Wait()
+	if delivered.Load() != items {
+		t.Fatalf("delivered %d of %d", delivered.Load(), items)
+	}
+}
