@@ -133,8 +133,8 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 // is followed: an occurrence without nofollow moves it from NoFollowLinks to
 // Links.
 func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string, noFollow bool) {
-	link, ok := resolveURL(base, href)
-	if !ok {
+	link, u := resolveLink(base, href)
+	if u == nil {
 		return
 	}
 	if ref, dup := set.seen[link]; dup {
@@ -145,7 +145,7 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string
 		}
 		return
 	}
-	if !e.keep(link) {
+	if !e.keep(u) {
 		set.seen[link] = linkRef{index: -1} // dropped; remember to skip it quickly
 		return
 	}
@@ -159,11 +159,7 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string
 }
 
 // keep applies the filters that need the parsed URL.
-func (e *LinkExtractor) keep(link string) bool {
-	u, err := url.Parse(link)
-	if err != nil {
-		return false
-	}
+func (e *LinkExtractor) keep(u *url.URL) bool {
 	if hasNonHTMLExtension(u.Path) {
 		return false
 	}
