@@ -179,3 +179,20 @@ func testIteratorClose(t *testing.T, idx textindex.Indexer) {
 		t.Fatalf("TotalCount after Close = %d, want 5", it.TotalCount())
 	}
 }
+
+func testUseAfterClose(t *testing.T, idx textindex.Indexer) {
+	doc := newDoc("closed", "closed index")
+	mustIndex(t, idx, doc)
+	if err := idx.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	_, err := idx.FindByID(doc.LinkID)
+	wantErr(t, "FindByID after Close", err, textindex.ErrClosed)
+	wantErr(t, "Index after Close", idx.Index(newDoc("late", "late")), textindex.ErrClosed)
+	wantErr(t, "UpdateScore after Close", idx.UpdateScore(doc.LinkID, 1), textindex.ErrClosed)
+	it, err := idx.Search(match("closed"))
+	if err == nil {
+		it.Close()
+	}
+	wantErr(t, "Search after Close", err, textindex.ErrClosed)
+}

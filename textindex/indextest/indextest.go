@@ -25,7 +25,8 @@ import (
 )
 
 // NewFunc returns a new, empty index. It should register the index's Close
-// with t.Cleanup.
+// with t.Cleanup; Close must tolerate being called twice, since one subtest
+// closes the index itself.
 type NewFunc func(t *testing.T) textindex.Indexer
 
 // Run runs the conformance suite against the backend newIndexer creates.
@@ -59,6 +60,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"HugeDocument", testHugeDocument},
 		{"ConcurrentIndexing", testConcurrentIndexing},
 		{"IteratorClose", testIteratorClose},
+		{"UseAfterClose", testUseAfterClose},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,13 +90,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // withCreateRace runs a CREATE ... IF NOT EXISTS, retrying once more when a
 // concurrent session created the same object between PostgreSQL's check and
-// its insert into the catalog (unique_violation or duplicate_table).
+// its insert into the catalog (unique_violation, duplicate_table, or
+// duplicate_object for the table's row type).
 func withCreateRace(ctx context.Context, op func(ctx context.Context) error) error {
 	var err error
 	for range 3 {
 		err = withRetry(ctx, op)
 		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "42P07") {
+		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "42P07" && pgErr.Code != "42710") {
 			return err
 		}
 	}

@@ -66,4 +66,3 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	}
 	return nil
 }
-

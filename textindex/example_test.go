@@ -1,0 +1,120 @@
+package textindex_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/textindex"
+	_ "github.com/linksrus/linksrus/textindex/memory" // registers memory://
+)
+
+// Example indexes two pages, gives one a PageRank and searches them.
+func Example() {
+	ctx := context.Background()
+	idx, err := textindex.Open(ctx, "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+
+	gophers := uuid.MustParse("00000000-0000-0000-0000-000000000001")
+	fish := uuid.MustParse("00000000-0000-0000-0000-000000000002")
+	for _, doc := range []*textindex.Document{
+		{LinkID: gophers, URL: "https://example.com/gophers", Title: "Gophers", Content: "Gophers dig tunnels.", IndexedAt: time.Now()},
+		{LinkID: fish, URL: "https://example.com/fish", Title: "Fish", Content: "Fish do not dig tunnels.", IndexedAt: time.Now()},
+	} {
+		if err := idx.Index(doc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := idx.UpdateScore(fish, 0.9); err != nil {
+		log.Fatal(err)
+	}
+
+	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeMatch, Expression: "tunnels dig"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	fmt.Println("hits:", it.TotalCount())
+	for it.Next() {
+		doc := it.Document()
+		fmt.Println(doc.URL, doc.PageRank)
+	}
+	if err := it.Error(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// hits: 2
+	// https://example.com/fish 0.9
+	// https://example.com/gophers 0
+}
+
+// ExampleQuery_phrase shows that a phrase query needs the words in order
+// and next to each other, and how Offset skips results.
+func ExampleQuery_phrase() {
+	idx, err := textindex.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	for n, text := range []string{"the quick brown fox", "brown and quick", "a quick brown dog"} {
+		doc := &textindex.Document{LinkID: uuid.UUID{15: byte(n + 1)}, Title: fmt.Sprint("doc ", n), Content: text}
+		if err := idx.Index(doc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	q := textindex.Query{Type: textindex.QueryTypePhrase, Expression: "Quick brown", Offset: 1}
+	it, err := idx.Search(q)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	fmt.Println("total:", it.TotalCount())
+	for it.Next() {
+		fmt.Println(it.Document().Title)
+	}
+	// Output:
+	// total: 2
+	// doc 2
+}
+
+// ExampleOpen shows the error for a scheme no imported backend registered.
+func ExampleOpen() {
+	_, err := textindex.Open(context.Background(), "elasticsearch://localhost:9200")
+	fmt.Println(errors.Is(err, textindex.ErrUnknownScheme))
+	// Output:
+	// true
+}
+
+// ExampleIndexer_UpdateScore records a PageRank before the page is
+// indexed; the page gets it when it arrives.
+func ExampleIndexer_UpdateScore() {
+	idx, err := textindex.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	id := uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+	if err := idx.UpdateScore(id, 0.42); err != nil {
+		log.Fatal(err)
+	}
+	_, err = idx.FindByID(id)
+	fmt.Println("before indexing:", errors.Is(err, textindex.ErrNotFound))
+	if err := idx.Index(&textindex.Document{LinkID: id, Title: "Late page"}); err != nil {
+		log.Fatal(err)
+	}
+	doc, err := idx.FindByID(id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("after indexing:", doc.PageRank)
+	// Output:
+	// before indexing: true
+	// after indexing: 0.42
+}
