@@ -55,8 +55,9 @@ type Scheduler[T any] struct {
 	waiting delayHeap[T]    // hosts with work and a free slot, but in their delay
 	total   int             // items queued across hosts
 	closed  bool
-	// changed is closed and replaced whenever something a waiter may be
-	// waiting for happens: an item queued, a slot freed, space freed, Close.
+	// changed is closed whenever something a waiter may be waiting for
+	// happens: an item queued, a slot freed, space freed, Close. It is
+	// created only when someone waits, so a busy scheduler allocates none.
 	changed   chan struct{}
 	lastSweep time.Time
 }
@@ -97,7 +98,6 @@ func NewScheduler[T any](opts Options) (*Scheduler[T], error) {
 	return &Scheduler[T]{
 		opts:      opts,
 		hosts:     make(map[string]*hostState[T]),
-		changed:   make(chan struct{}),
 		lastSweep: time.Now(),
 	}, nil
 }
@@ -123,7 +123,7 @@ func (s *Scheduler[T]) Push(ctx context.Context, host string, v T) error {
 			s.mu.Unlock()
 			return nil
 		}
-		wait := s.changed
+		wait := s.waitChan()
 		s.mu.Unlock()
 		select {
 		case <-wait:
@@ -187,7 +187,7 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 			s.mu.Unlock()
 			return nil, ErrClosed
 		}
-		wait := s.changed
+		wait := s.waitChan()
 		var d time.Duration = -1
 		if len(s.waiting) > 0 {
 			d = s.waiting[0].nextStart.Sub(now)
@@ -214,7 +214,7 @@ func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func()
 			s.mu.Unlock()
 			return release, nil
 		}
-		wait := s.changed
+		wait := s.waitChan()
 		var d time.Duration = -1
 		if h.inFlight < s.opts.MaxInFlight {
 			d = h.nextStart.Sub(now)
@@ -317,10 +317,20 @@ func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
 	s.ready = append(s.ready, h)
 }
 
+// waitChan returns the channel the next broadcast closes. s.mu must be held.
+func (s *Scheduler[T]) waitChan() <-chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
 // broadcast wakes every goroutine waiting on s.changed. s.mu must be held.
 func (s *Scheduler[T]) broadcast() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 }
 
 // sweep drops hosts idle for IdleTTL, at most twice per IdleTTL so its cost

@@ -39,3 +39,22 @@ func FuzzRules(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMatchPriority checks the allocation-free fast path against
+// grobotstxt.Matches itself.
+func FuzzMatchPriority(f *testing.F) {
+	f.Add("/a/b", "/a")
+	f.Add("/a", "/a$")
+	f.Add("/a/b", "/a*b$")
+	f.Add("/", "")
+	f.Add("/x$", "/x$")
+	f.Fuzz(func(t *testing.T, path, pattern string) {
+		want := -1
+		if grobotstxt.Matches(path, pattern) {
+			want = len(pattern)
+		}
+		if got := matchPriority(path, pattern); got != want {
+			t.Fatalf("matchPriority(%q, %q) = %d, grobotstxt says %d", path, pattern, got, want)
+		}
+	})
+}

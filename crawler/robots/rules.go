@@ -90,19 +90,38 @@ func (r *Rules) CrawlDelay() (time.Duration, bool) {
 // Disallow pattern (-1 for none), grobotstxt's match priorities.
 func priorities(rules []rule, path string) (allow, disallow int) {
 	allow, disallow = -1, -1
-	var strategy grobotstxt.LongestMatchStrategy
 	for _, ru := range rules {
 		if ru.allow {
-			p := strategy.MatchAllow(path, ru.pattern)
+			p := matchPriority(path, ru.pattern)
 			if p < 0 && ru.alt != "" {
-				p = strategy.MatchAllow(path, ru.alt)
+				p = matchPriority(path, ru.alt)
 			}
 			allow = max(allow, p)
 		} else {
-			disallow = max(disallow, strategy.MatchDisallow(path, ru.pattern))
+			disallow = max(disallow, matchPriority(path, ru.pattern))
 		}
 	}
 	return allow, disallow
+}
+
+// matchPriority is grobotstxt.LongestMatchStrategy's priority (pattern
+// length if it matches, else -1). Patterns without '*' (most of them) are
+// matched with a prefix or equality test, which is what grobotstxt.Matches
+// computes for them, without its per-call allocation.
+func matchPriority(path, pattern string) int {
+	var ok bool
+	switch {
+	case strings.IndexByte(pattern, '*') >= 0:
+		ok = grobotstxt.Matches(path, pattern)
+	case strings.HasSuffix(pattern, "$"):
+		ok = path == pattern[:len(pattern)-1]
+	default:
+		ok = strings.HasPrefix(path, pattern)
+	}
+	if ok {
+		return len(pattern)
+	}
+	return -1
 }
 
 // recorder is a grobotstxt.ParseHandler that tracks group membership
