@@ -9,8 +9,9 @@
 // with SetDelay, whichever is larger). Workers therefore never sit idle on
 // a host that is not ready while other hosts have work: with half the links
 // on a host under a one-second delay, the other hosts are crawled at full
-// speed. Hosts take turns round-robin, so one host with a huge backlog
-// does not starve the rest.
+// speed. A host that is slow to answer ties up at most MaxInFlight
+// workers, never all of them. Hosts take turns round-robin, so one host with
+// a huge backlog does not starve the rest.
 //
 // Acquire is the same limit for requests that are not queued items, such as
 // a redirect hop or a robots.txt fetch made by a worker that already holds

@@ -219,7 +219,9 @@ func (o *Options) setDefaults() error {
 // if it is not cached. Concurrent calls for one origin share one fetch. A
 // robots.txt that cannot be fetched is not an error but a Decision (see
 // Basis); errors are returned only for an invalid URL, a ctx that ends
-// while waiting, and a closed Checker.
+// while waiting, and a closed Checker. Pass normalised URLs (package
+// urlnorm): the origin key is the URL's scheme and host as written, so
+// "example.com:80" and "example.com" would be fetched separately.
 func (c *Checker) Allowed(ctx context.Context, u *url.URL) (Decision, error) {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Decision{}, fmt.Errorf("robots: check %v: %w", u, ErrInvalidURL)
