@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/linksrus/linksrus/internal/pgtest"
+)
+
+// binary is the linksrus command built for the end-to-end tests, which
+// drive it as a user would.
+var linksrusBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "linksrus-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	linksrusBin = filepath.Join(dir, "linksrus")
+	build := exec.Command("go", "build", "-o", linksrusBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build linksrus:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// testSite is a generated site of n pages, page i linking to a few others
+// and to one missing page, that counts how often each path is fetched.
+type testSite struct {
+	*httptest.Server
+	n     int
+	delay time.Duration
+
+	mu      sync.Mutex
+	fetches map[string]int
+}
+
+func newTestSite(t *testing.T, n int, delay time.Duration) *testSite {
+	s := &testSite{n: n, delay: delay, fetches: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.fetches[r.URL.Path]++
+	s.mu.Unlock()
+	if s.delay > 0 {
+		select {
+		case <-time.After(s.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	var i int
+	switch {
+	case r.URL.Path == "/robots.txt":
+		http.NotFound(w, r)
+		return
+	case r.URL.Path == "/":
+		i = 0
+	default:
+		if _, err := fmt.Sscanf(r.URL.Path, "/page/%d", &i); err != nil || i < 0 || i >= s.n {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<html><head><title>Page %d</title></head><body><h1>Page %d</h1>", i, i)
+	fmt.Fprintf(w, "<p>This is page number %d about gophers", i)
+	if i == 7 {
+		fmt.Fprint(w, " and the unmistakable zanzibar marmalade")
+	}
+	fmt.Fprint(w, ".</p>")
+	for _, j := range []int{i + 1, 2*i + 1, 3*i + 2, i / 2} {
+		if j < s.n {
+			fmt.Fprintf(w, `<a href="/page/%d">page %d</a> `, j, j)
+		}
+	}
+	if i%10 == 3 {
+		fmt.Fprintf(w, `<a href="/missing/%d">gone</a>`, i)
+	}
+	fmt.Fprint(w, "</body></html>")
+}
+
+// pageFetches returns how often each page (not robots.txt, not missing
+// pages) was fetched.
+func (s *testSite) pageFetches() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := map[string]int{}
+	for p, c := range s.fetches {
+		if p == "/" || strings.HasPrefix(p, "/page/") {
+			m[p] = c
+		}
+	}
+	return m
+}
+
+func (s *testSite) fetched() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for p, c := range s.fetches {
+		if strings.HasPrefix(p, "/page/") || p == "/" {
+			n += c
+		}
+	}
+	return n
+}
+
+// reachable is the number of pages a crawl from "/" can reach: all of them,
+// since page i links to i+1, and "/" itself.
+func (s *testSite) reachable() int { return s.n + 1 }
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func linksrus(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(linksrusBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run linksrus: %v", err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+func TestCrawlThenSearch(t *testing.T) {
+	site := newTestSite(t, 40, 0)
+	data := t.TempDir()
+	report := filepath.Join(t.TempDir(), "report.json")
+	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--report", report, site.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("crawl exited %d: %s", r.code, r.stderr)
+	}
+	for p, c := range site.pageFetches() {
+		if c != 1 {
+			t.Errorf("%s fetched %d times, want 1", p, c)
+		}
+	}
+	if got := len(site.pageFetches()); got != site.reachable() {
+		t.Errorf("fetched %d distinct pages, want %d", got, site.reachable())
+	}
+
+	r = linksrus(t, nil, "search", "--data", data, "--json", "zanzibar", "marmalade")
+	if r.code != 0 {
+		t.Fatalf("search exited %d: %s", r.code, r.stderr)
+	}
+	var found struct {
+		Total   int
+		Results []struct{ URL, Title, Snippet string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &found); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, r.stdout)
+	}
+	if found.Total != 1 || len(found.Results) != 1 || found.Results[0].URL != site.URL+"/page/7" ||
+		!strings.Contains(found.Results[0].Snippet, "zanzibar") {
+		t.Fatalf("search found %+v, want page 7 with a snippet", found)
+	}
+
+	r = linksrus(t, nil, "search", "--data", data, "gophers")
+	if r.code != 0 || !strings.Contains(r.stdout, "of 41.") {
+		t.Fatalf("search gophers: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	var rep struct {
+		Summary struct{ Pages, Errors int }
+		Broken  []struct {
+			URL        string
+			Status     int
+			LinkedFrom []string `json:"linked_from"`
+		} `json:"broken_links"`
+		URLs []struct{ URL, Outcome string }
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Pages != 41 || len(rep.URLs) != 45 || len(rep.Broken) != 4 {
+		t.Fatalf("report: %d pages, %d URLs, %d broken; want 41, 45, 4", rep.Summary.Pages, len(rep.URLs), len(rep.Broken))
+	}
+	for _, b := range rep.Broken {
+		var n int
+		fmt.Sscanf(b.URL, site.URL+"/missing/%d", &n)
+		if b.Status != 404 || len(b.LinkedFrom) != 1 || b.LinkedFrom[0] != fmt.Sprintf("%s/page/%d", site.URL, n) {
+			t.Errorf("broken link %+v, want 404 linked from page %d", b, n)
+		}
+	}
+
+	r = linksrus(t, nil, "stats", "--data", data, "--json")
+	var st graphStats
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Crawled != 41 || st.IndexedPages != 41 || st.Links != 45 {
+		t.Fatalf("stats = %+v (%v), want 41 crawled and indexed of 45 links\n%s", st, err, r.stderr)
+	}
+}
+
+func TestInterruptedCrawlResumesWithoutRefetching(t *testing.T) {
+	site := newTestSite(t, 120, 20*time.Millisecond)
+	data := t.TempDir()
+	args := []string{"crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--workers", "4", site.URL + "/"}
+
+	cmd := exec.Command(linksrusBin, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for site.fetched() < 30 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("interrupted crawl: %v, want exit code %d\n%s", err, exitInterrupted, errb.String())
+	}
+	first := site.fetched()
+	if first >= site.reachable() {
+		t.Fatalf("the crawl finished (%d pages) before it was interrupted; slow the site down", first)
+	}
+
+	r := linksrus(t, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("resumed crawl exited %d: %s", r.code, r.stderr)
+	}
+	fetches := site.pageFetches()
+	if len(fetches) != site.reachable() {
+		t.Errorf("fetched %d distinct pages over both runs, want %d", len(fetches), site.reachable())
+	}
+	for p, c := range fetches {
+		if c != 1 {
+			t.Errorf("%s fetched %d times over both runs, want 1", p, c)
+		}
+	}
+	t.Logf("first run fetched %d pages before SIGINT, second %d", first, site.fetched()-first)
+}
+
+func TestPartitionedCrawlOnPostgres(t *testing.T) {
+	dsn := pgtest.Database(t, "cmd")
+	site := newTestSite(t, 150, time.Millisecond)
+	env := []string{"LINKSRUS_GRAPH=" + dsn, "LINKSRUS_INDEX=" + dsn}
+	const n = 3
+	var wg sync.WaitGroup
+	results := make([]result, n)
+	for i := range n {
+		wg.Go(func() {
+			results[i] = linksrus(t, env, "crawl", "--allow-net", "127.0.0.0/8", "--workers", "4",
+				"--partition", fmt.Sprintf("%d/%d", i, n), "--partition-idle", "3s", site.URL+"/")
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("partition %d/%d exited %d: %s", i, n, r.code, r.stderr)
+		}
+	}
+	fetches := site.pageFetches()
+	if len(fetches) != site.reachable() {
+		t.Errorf("fetched %d distinct pages, want %d", len(fetches), site.reachable())
+	}
+	for p, c := range fetches {
+		if c != 1 {
+			t.Errorf("%s fetched %d times, want exactly once", p, c)
+		}
+	}
+	r := linksrus(t, env, "search", "--json", "zanzibar")
+	if r.code != 0 || !strings.Contains(r.stdout, site.URL+"/page/7") {
+		t.Fatalf("search on the shared index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestBadCommandLinesFailWithOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"unknown command", []string{"fly"}, exitUsage},
+		{"unknown flag", []string{"crawl", "--bogus", "http://127.0.0.1/"}, exitUsage},
+		{"no seed", []string{"crawl"}, exitUsage},
+		{"bad seed", []string{"crawl", "ftp://x/"}, exitUsage},
+		{"bad partition", []string{"crawl", "--partition", "3/3", "http://127.0.0.1/"}, exitUsage},
+		{"bad regexp", []string{"crawl", "--include", "(", "http://127.0.0.1/"}, exitUsage},
+		{"bad cidr", []string{"crawl", "--allow-net", "300.0.0.0/8", "http://127.0.0.1/"}, exitUsage},
+		{"unreachable database", []string{"crawl", "--graph", "postgres://nobody@127.0.0.1:1/x", "http://127.0.0.1/"}, exitFailure},
+		{"unknown store", []string{"crawl", "--graph", "mongo://x", "http://127.0.0.1/"}, exitFailure},
+		{"search without data", []string{"search", "--data", "/nonexistent/linksrus", "x"}, exitFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := linksrus(t, nil, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r.stderr)
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+				t.Fatalf("stack trace on stderr:\n%s", r.stderr)
+			}
+			if tc.code == exitFailure && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+				t.Fatalf("want a one-line error, got:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, c := range []string{"crawl", "search", "stats"} {
+		r := linksrus(t, nil, c, "--help")
+		if r.code != 0 || !strings.Contains(r.stderr, "Usage: linksrus "+c) {
+			t.Errorf("%s --help: exit %d\n%s", c, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+// Command linksrus crawls web sites into a link graph and a full-text index,
+// searches what it crawled, and reports on it.
+//
+// Usage:
+//
+//	linksrus crawl [flags] URL...   crawl from the given seeds
+//	linksrus search [flags] QUERY   search the crawled pages
+//	linksrus stats [flags]          summarise the link graph and the index
+//
+// By default everything is kept in an embedded data directory (--data,
+// ./linksrus-data), with nothing else to install; --graph and --index point
+// the same commands at PostgreSQL or CockroachDB instead, so that several
+// processes (see crawl --partition) can share one graph.
+//
+// Exit codes: 0 success, 1 the command failed, 2 the command line was wrong,
+// 130 the crawl was interrupted before it finished.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Exit codes that scripts can rely on.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// errUsage marks command-line mistakes; the message has already been printed
+// with the command's usage.
+var errUsage = errors.New("usage error")
+
+// errInterrupted is returned by a command stopped by a signal; what it had
+// done is kept.
+var errInterrupted = errors.New("interrupted")
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *environment, args []string) error
+}
+
+var commands = []command{
+	{"crawl", "crawl web sites from seed URLs into the link graph and text index", runCrawl},
+	{"search", "search the crawled pages", runSearch},
+	{"stats", "summarise the link graph and the text index", runStats},
+}
+
+// environment is what a command may touch outside itself, so that tests can
+// run commands in-process with their own streams and variables.
+type environment struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// interrupts delivers SIGINT/SIGTERM; a crawl stops taking new pages on
+	// the first and abandons in-flight pages on the second.
+	interrupts <-chan os.Signal
+	// stderrIsTerminal selects live progress over log lines.
+	stderrIsTerminal bool
+}
+
+func main() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	env := &environment{
+		stdout:           os.Stdout,
+		stderr:           os.Stderr,
+		getenv:           os.Getenv,
+		interrupts:       sigs,
+		stderrIsTerminal: isTerminal(os.Stderr),
+	}
+	os.Exit(run(context.Background(), env, os.Args[1:]))
+}
+
+// run executes the command line args and returns the process exit code.
+func run(ctx context.Context, env *environment, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" {
+			return run(ctx, env, []string{args[1], "--help"})
+		}
+		mainUsage(env.stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, env, args[1:])
+		switch {
+		case err == nil:
+			return exitOK
+		case errors.Is(err, flag.ErrHelp):
+			return exitOK
+		case errors.Is(err, errUsage):
+			return exitUsage
+		case errors.Is(err, errInterrupted):
+			fmt.Fprintf(env.stderr, "linksrus %s: %v\n", c.name, err)
+			return exitInterrupted
+		default:
+			fmt.Fprintf(env.stderr, "linksrus %s: %s\n", c.name, oneLine(err))
+			return exitFailure
+		}
+	}
+	fmt.Fprintf(env.stderr, "linksrus: unknown command %q\n", args[0])
+	mainUsage(env.stderr)
+	return exitUsage
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprintln(w, "linksrus crawls web sites into a link graph and a full-text index and searches them.")
+	fmt.Fprintln(w, "\nUsage:\n\n\tlinksrus <command> [flags] [arguments]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"linksrus <command> --help\" for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints usage with the command's synopsis.
+func newFlagSet(env *environment, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "Usage: linksrus %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into errUsage (the flag
+// package has printed them with the usage already).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+// usageError prints msg and the usage of fs and returns errUsage.
+func usageError(env *environment, fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(env.stderr, "linksrus %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return errUsage
+}
+
+// oneLine flattens a multi-line error message (pgx lists every address it
+// tried on its own line) so that the command fails with one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/linkgraph"
+)
+
+// summary is what a crawl did, printed at the end and written to the report.
+type summary struct {
+	Pages       int64            `json:"pages"`
+	Links       int64            `json:"links"`
+	Bytes       int64            `json:"bytes"`
+	Errors      int64            `json:"errors"`
+	Skipped     int64            `json:"skipped"`
+	Queued      int              `json:"left_queued"`
+	Reasons     map[string]int64 `json:"reasons"`
+	Elapsed     float64          `json:"elapsed_seconds"`
+	PagesPerSec float64          `json:"pages_per_second"`
+	Interrupted bool             `json:"interrupted"`
+	Partition   string           `json:"partition,omitempty"`
+}
+
+func (r *crawlRun) summary(_ *stores, interrupted bool) summary {
+	s := r.stats
+	elapsed := time.Since(s.start)
+	queued, _ := r.frontier.stats()
+	sum := summary{
+		Pages:       s.pages.Load(),
+		Links:       s.links.Load(),
+		Bytes:       s.bytes.Load(),
+		Errors:      s.errors.Load(),
+		Skipped:     s.skipped.Load(),
+		Queued:      queued,
+		Reasons:     s.reasonCounts(),
+		Elapsed:     elapsed.Seconds(),
+		Interrupted: interrupted,
+	}
+	sum.PagesPerSec = float64(sum.Pages) / max(sum.Elapsed, 1e-9)
+	if r.cfg.partition.count > 1 {
+		sum.Partition = r.cfg.partition.String()
+	}
+	return sum
+}
+
+func printSummary(w io.Writer, s summary) {
+	fmt.Fprintf(w, "crawled %d pages (%s, %d links) in %.2fs, %.0f pages/s; %d errors, %d skipped",
+		s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed, s.PagesPerSec, s.Errors, s.Skipped)
+	if s.Queued > 0 {
+		fmt.Fprintf(w, "; %d links left for the next run", s.Queued)
+	}
+	fmt.Fprintln(w)
+	keys := make([]string, 0, len(s.Reasons))
+	for k := range s.Reasons {
+		if k != crawler.ReasonCrawled.String() {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
+	}
+}
+
+// urlOutcome is one URL's line in the report.
+type urlOutcome struct {
+	URL         string  `json:"url"`
+	FinalURL    string  `json:"final_url,omitempty"`
+	Outcome     string  `json:"outcome"`
+	Error       string  `json:"error,omitempty"`
+	Status      int     `json:"status,omitempty"`
+	ContentType string  `json:"content_type,omitempty"`
+	Bytes       int64   `json:"bytes"`
+	Seconds     float64 `json:"seconds"`
+	Links       int     `json:"links"`
+	NoFollow    int     `json:"nofollow_links,omitempty"`
+	NoIndex     bool    `json:"noindex,omitempty"`
+	id          uuid.UUID
+}
+
+// brokenLink is a link whose target could not be fetched with a 2xx status,
+// with the pages found linking to it.
+type brokenLink struct {
+	URL        string   `json:"url"`
+	Status     int      `json:"status,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	LinkedFrom []string `json:"linked_from"`
+}
+
+// reportWriter collects every URL's outcome for --report.
+type reportWriter struct {
+	mu       sync.Mutex
+	outcomes []urlOutcome
+}
+
+func newReportWriter() *reportWriter { return &reportWriter{} }
+
+func (w *reportWriter) add(o crawler.Outcome) {
+	u := urlOutcome{
+		URL: o.URL, FinalURL: o.FinalURL, Outcome: o.Reason.String(),
+		Status: o.StatusCode, ContentType: o.ContentType, Bytes: o.Bytes,
+		Seconds: o.Duration.Seconds(), Links: o.Links, NoFollow: o.NoFollowLinks,
+		NoIndex: o.NoIndex, id: o.LinkID,
+	}
+	if o.FinalURL == o.URL {
+		u.FinalURL = ""
+	}
+	if o.Err != nil {
+		u.Error = o.Err.Error()
+	}
+	w.mu.Lock()
+	w.outcomes = append(w.outcomes, u)
+	w.mu.Unlock()
+}
+
+// broken lists the links that failed with a non-2xx status or an error,
+// with the pages seen linking to them in this run.
+func (w *reportWriter) broken(refs *discoveringGraph, g linkgraph.Graph) []brokenLink {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []brokenLink
+	urls := map[uuid.UUID]string{}
+	for _, o := range w.outcomes {
+		if o.Outcome != crawler.ReasonHTTPStatus.String() && o.Outcome != crawler.ReasonFetchError.String() {
+			continue
+		}
+		b := brokenLink{URL: o.URL, Status: o.Status, Error: o.Error, LinkedFrom: []string{}}
+		for _, src := range refs.referrersOf(o.id) {
+			u, ok := urls[src]
+			if !ok {
+				if l, err := g.FindLink(src); err == nil {
+					u = l.URL
+				}
+				urls[src] = u
+			}
+			if u != "" {
+				b.LinkedFrom = append(b.LinkedFrom, u)
+			}
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b brokenLink) int {
+		switch {
+		case a.URL < b.URL:
+			return -1
+		case a.URL > b.URL:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// write writes the report as one JSON document to path.
+func (w *reportWriter) write(path string, sum summary, refs *discoveringGraph, g linkgraph.Graph) error {
+	broken := w.broken(refs, g)
+	w.mu.Lock()
+	outcomes := slices.Clone(w.outcomes)
+	w.mu.Unlock()
+	slices.SortFunc(outcomes, func(a, b urlOutcome) int {
+		switch {
+		case a.URL < b.URL:
+			return -1
+		case a.URL > b.URL:
+			return 1
+		}
+		return 0
+	})
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	err = enc.Encode(struct {
+		Summary     summary      `json:"summary"`
+		BrokenLinks []brokenLink `json:"broken_links"`
+		URLs        []urlOutcome `json:"urls"`
+	}{sum, nonNil(broken), nonNil(outcomes)})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return nil
+}

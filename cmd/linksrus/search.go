@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+// searchResult is one hit as printed with --json.
+type searchResult struct {
+	Rank     uint64  `json:"rank"`
+	URL      string  `json:"url"`
+	Title    string  `json:"title"`
+	Snippet  string  `json:"snippet"`
+	PageRank float64 `json:"pagerank"`
+}
+
+func runSearch(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "search", "search [flags] QUERY")
+	var sf storeFlags
+	sf.register(fs, env)
+	asJSON := fs.Bool("json", false, "print the results as one JSON object")
+	limit := fs.Int("limit", 10, "print at most `N` results")
+	offset := fs.Uint64("offset", 0, "skip the first `N` results (for paging)")
+	phrase := fs.Bool("phrase", false, "match the exact phrase instead of all the words in any order")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if query == "" {
+		return usageError(env, fs, "a query is required")
+	}
+	if *limit <= 0 {
+		return usageError(env, fs, "--limit must be positive, got %d", *limit)
+	}
+	if sf.index == "none" {
+		return usageError(env, fs, "--index none: there is no index to search")
+	}
+
+	st, err := openStores(ctx, &sf, true, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	q := textindex.Query{Type: textindex.QueryTypeMatch, Expression: query, Offset: *offset}
+	if *phrase {
+		q.Type = textindex.QueryTypePhrase
+	}
+	it, err := st.index.Search(q)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer it.Close()
+
+	terms := queryTerms(query)
+	var results []searchResult
+	for len(results) < *limit && it.Next() {
+		d := it.Document()
+		results = append(results, searchResult{
+			Rank:     *offset + uint64(len(results)) + 1,
+			URL:      d.URL,
+			Title:    d.Title,
+			Snippet:  snippet(d.Content, terms, 160),
+			PageRank: d.PageRank,
+		})
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	total := it.TotalCount()
+
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Query   string         `json:"query"`
+			Total   uint64         `json:"total"`
+			Offset  uint64         `json:"offset"`
+			Results []searchResult `json:"results"`
+		}{query, total, *offset, nonNil(results)})
+	}
+	if total == 0 {
+		fmt.Fprintf(env.stdout, "No pages match %q.\n", query)
+		return nil
+	}
+	for _, r := range results {
+		title := r.Title
+		if title == "" {
+			title = r.URL
+		}
+		fmt.Fprintf(env.stdout, "%d. %s\n   %s\n", r.Rank, title, r.URL)
+		if r.Snippet != "" {
+			fmt.Fprintf(env.stdout, "   %s\n", r.Snippet)
+		}
+		fmt.Fprintln(env.stdout)
+	}
+	fmt.Fprintf(env.stdout, "Results %d-%d of %d.\n", *offset+1, *offset+uint64(len(results)), total)
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// queryTerms splits a query into lower-cased words for the snippet.
+func queryTerms(q string) []string {
+	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+}
+
+// snippet returns about width bytes of text around the first occurrence of
+// any of terms (or the start of text when none occurs), cut at word
+// boundaries and marked with ellipses where it was cut.
+func snippet(text string, terms []string, width int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= width {
+		return text
+	}
+	lower := strings.ToLower(text)
+	at := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	start := 0
+	if at > width/3 {
+		start = at - width/3
+	}
+	end := min(start+width, len(text))
+	// Move inside word boundaries and onto rune boundaries.
+	if start > 0 {
+		if sp := strings.IndexByte(text[start:end], ' '); sp >= 0 && sp < width/4 {
+			start += sp + 1
+		}
+		for start < end && !utf8.RuneStart(text[start]) {
+			start++
+		}
+	}
+	if end < len(text) {
+		if sp := strings.LastIndexByte(text[start:end], ' '); sp > width/2 {
+			end = start + sp
+		}
+		for end > start && !utf8.RuneStart(text[end]) {
+			end--
+		}
+	}
+	s := text[start:end]
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(text) {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// service is what --every and --listen add to a crawl: repeated runs and an
+// HTTP endpoint with /healthz and Prometheus-format /metrics.
+type service struct {
+	env *environment
+	cfg *crawlConfig
+
+	mu      sync.Mutex
+	current *crawlRun
+	// Totals over the finished runs.
+	runs, pages, errs, skipped, bytes int64
+	lastErr                           error
+	lastEnd                           time.Time
+}
+
+func newService(env *environment, cfg *crawlConfig) *service {
+	return &service{env: env, cfg: cfg}
+}
+
+func (s *service) begin(r *crawlRun) {
+	s.mu.Lock()
+	s.current = r
+	s.mu.Unlock()
+}
+
+func (s *service) end(r *crawlRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.current = nil
+	s.runs++
+	s.pages += r.stats.pages.Load()
+	s.errs += r.stats.errors.Load()
+	s.skipped += r.stats.skipped.Load()
+	s.bytes += r.stats.bytes.Load()
+	s.lastEnd = time.Now()
+}
+
+// loop runs crawl now and then every interval until ctx is done or an
+// interrupt arrives. A failed run is logged and retried at the next tick, as
+// a service should; only an interrupt ends the loop.
+func (s *service) loop(ctx context.Context, every time.Duration, crawl func(context.Context) error) error {
+	log := slog.New(slog.NewTextHandler(s.env.stderr, nil))
+	for {
+		err := crawl(ctx)
+		s.mu.Lock()
+		s.lastErr = err
+		s.mu.Unlock()
+		switch {
+		case errors.Is(err, errInterrupted):
+			return err
+		case err != nil:
+			log.Error("crawl failed; retrying at the next run", "err", err)
+		}
+		log.Info("next crawl scheduled", "in", every.String())
+		t := time.NewTimer(every)
+		select {
+		case <-t.C:
+		case <-s.env.interrupts:
+			t.Stop()
+			return errInterrupted
+		case <-ctx.Done():
+			t.Stop()
+			return errInterrupted
+		}
+	}
+}
+
+// serve starts the HTTP endpoint on addr and returns a function stopping it.
+func (s *service) serve(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
+}
+
+func (s *service) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	s.mu.Lock()
+	lastErr := s.lastErr
+	s.mu.Unlock()
+	if lastErr != nil && !errors.Is(lastErr, errInterrupted) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "last crawl failed: %v\n", lastErr)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// metrics writes the Prometheus text exposition format by hand: a handful of
+// counters do not justify a client library.
+func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	pages, errs, skipped, bytes, runs := s.pages, s.errs, s.skipped, s.bytes, s.runs
+	var queued, inFlight int
+	running := 0
+	reasons := map[string]int64{}
+	if r := s.current; r != nil {
+		running = 1
+		pages += r.stats.pages.Load()
+		errs += r.stats.errors.Load()
+		skipped += r.stats.skipped.Load()
+		bytes += r.stats.bytes.Load()
+		queued, inFlight = r.frontier.stats()
+		reasons = r.stats.reasonCounts()
+	}
+	s.mu.Unlock()
+
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	counter := func(name, help string, v int64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+	}
+	gauge := func(name, help string, v int64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
+	}
+	counter("linksrus_crawl_runs_total", "Crawl runs finished.", runs)
+	counter("linksrus_pages_crawled_total", "Pages fetched and processed.", pages)
+	counter("linksrus_fetch_errors_total", "Pages whose fetch failed.", errs)
+	counter("linksrus_pages_skipped_total", "Pages skipped (robots, content type, size...).", skipped)
+	counter("linksrus_bytes_fetched_total", "Body bytes read.", bytes)
+	gauge("linksrus_crawl_running", "1 while a crawl runs.", int64(running))
+	gauge("linksrus_frontier_queued", "Links queued in the running crawl.", int64(queued))
+	gauge("linksrus_frontier_in_flight", "Pages in flight in the running crawl.", int64(inFlight))
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "# HELP linksrus_run_outcomes Outcomes of the running crawl by reason.\n# TYPE linksrus_run_outcomes gauge\n")
+	for _, k := range keys {
+		fmt.Fprintf(w, "linksrus_run_outcomes{reason=\"%s\"} %d\n", escapeLabel(k), reasons[k])
+	}
+}
+
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}

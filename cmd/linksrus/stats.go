@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/textindex"
+)
+
+// graphStats summarises a link graph and its index.
+type graphStats struct {
+	Links          uint64 `json:"links"`
+	Crawled        uint64 `json:"crawled"`
+	Pending        uint64 `json:"pending"`
+	Edges          uint64 `json:"edges"`
+	IndexedPages   uint64 `json:"indexed_pages"`
+	IndexBytes     int64  `json:"index_bytes,omitempty"`
+	GraphBytes     int64  `json:"graph_bytes,omitempty"`
+	IndexAvailable bool   `json:"index_available"`
+}
+
+func runStats(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "stats", "stats [flags]")
+	var sf storeFlags
+	sf.register(fs, env)
+	asJSON := fs.Bool("json", false, "print the statistics as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError(env, fs, "unexpected arguments: %v", fs.Args())
+	}
+	st, err := openStores(ctx, &sf, true, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	s, err := collectStats(st.graph, st.index)
+	if err != nil {
+		return err
+	}
+	if sf.graph == "" {
+		s.GraphBytes = fileSize(filepath.Join(sf.data, "graph.db"))
+	}
+	if sf.index == "" {
+		s.IndexBytes = fileSize(filepath.Join(sf.data, "index.db"))
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "links known    %d\n", s.Links)
+	fmt.Fprintf(w, "  crawled      %d\n", s.Crawled)
+	fmt.Fprintf(w, "  pending      %d\n", s.Pending)
+	fmt.Fprintf(w, "edges          %d\n", s.Edges)
+	if s.IndexAvailable {
+		fmt.Fprintf(w, "pages indexed  %d\n", s.IndexedPages)
+	} else {
+		fmt.Fprintf(w, "pages indexed  (no index)\n")
+	}
+	if s.GraphBytes > 0 {
+		fmt.Fprintf(w, "graph on disk  %s\n", humanBytes(s.GraphBytes))
+	}
+	if s.IndexBytes > 0 {
+		fmt.Fprintf(w, "index on disk  %s\n", humanBytes(s.IndexBytes))
+	}
+	return nil
+}
+
+// collectStats walks the whole graph once; the index is asked about every
+// crawled page, since the Indexer interface has no count of its own.
+func collectStats(g linkgraph.Graph, idx textindex.Indexer) (graphStats, error) {
+	var s graphStats
+	it, err := g.Links(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	if err != nil {
+		return s, fmt.Errorf("list links: %w", err)
+	}
+	var crawled []uuid.UUID
+	for it.Next() {
+		l := it.Link()
+		s.Links++
+		if l.RetrievedAt.IsZero() {
+			s.Pending++
+			continue
+		}
+		s.Crawled++
+		if idx != nil {
+			crawled = append(crawled, l.ID)
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return s, fmt.Errorf("list links: %w", err)
+	}
+	eit, err := g.Edges(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	if err != nil {
+		return s, fmt.Errorf("list edges: %w", err)
+	}
+	for eit.Next() {
+		s.Edges++
+	}
+	if err := errors.Join(eit.Error(), eit.Close()); err != nil {
+		return s, fmt.Errorf("list edges: %w", err)
+	}
+	if idx == nil {
+		return s, nil
+	}
+	s.IndexAvailable = true
+	for _, id := range crawled {
+		_, err := idx.FindByID(id)
+		switch {
+		case err == nil:
+			s.IndexedPages++
+		case errors.Is(err, textindex.ErrNotFound):
+		default:
+			return s, fmt.Errorf("look up indexed page: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

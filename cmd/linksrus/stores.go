@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/textindex"
+
+	// The backends the command can open, selected by URL scheme.
+	_ "github.com/linksrus/linksrus/linkgraph/bolt"
+	_ "github.com/linksrus/linksrus/linkgraph/memory"
+	_ "github.com/linksrus/linksrus/linkgraph/postgres"
+	_ "github.com/linksrus/linksrus/textindex/memory"
+	_ "github.com/linksrus/linksrus/textindex/postgres"
+	_ "github.com/linksrus/linksrus/textindex/sqlite"
+)
+
+// Environment variables that stand in for the store flags, so that database
+// URLs with passwords need not appear on command lines.
+const (
+	envData  = "LINKSRUS_DATA"
+	envGraph = "LINKSRUS_GRAPH"
+	envIndex = "LINKSRUS_INDEX"
+)
+
+const defaultDataDir = "linksrus-data"
+
+// openTimeout bounds opening a store.
+const openTimeout = 30 * time.Second
+
+// storeFlags are the flags every command uses to find the link graph and the
+// text index.
+type storeFlags struct {
+	data, graph, index string
+}
+
+func (s *storeFlags) register(fs *flag.FlagSet, env *environment) {
+	fs.StringVar(&s.data, "data", orDefault(env.getenv(envData), defaultDataDir),
+		"embedded data `DIR` holding the link graph and text index, created on first use (env "+envData+")")
+	fs.StringVar(&s.graph, "graph", env.getenv(envGraph),
+		"link graph `URL` (bolt:///path, memory://, postgres://...); default: the graph in --data (env "+envGraph+")")
+	fs.StringVar(&s.index, "index", env.getenv(envIndex),
+		"text index `URL` (sqlite:///path, memory://, postgres://..., none); default: the index in --data (env "+envIndex+")")
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// graphURL returns the URL of the link graph to open.
+func (s *storeFlags) graphURL() (string, error) {
+	if s.graph != "" {
+		return s.graph, nil
+	}
+	dir, err := filepath.Abs(s.data)
+	if err != nil {
+		return "", fmt.Errorf("data directory: %w", err)
+	}
+	return "bolt://" + filepath.ToSlash(filepath.Join(dir, "graph.db")), nil
+}
+
+// indexURL returns the URL of the text index to open, or "" for none.
+func (s *storeFlags) indexURL() (string, error) {
+	switch s.index {
+	case "none":
+		return "", nil
+	case "":
+		dir, err := filepath.Abs(s.data)
+		if err != nil {
+			return "", fmt.Errorf("data directory: %w", err)
+		}
+		return "sqlite://" + filepath.ToSlash(filepath.Join(dir, "index.db")), nil
+	}
+	return s.index, nil
+}
+
+// stores are the opened link graph and text index (nil with --index none).
+type stores struct {
+	graph linkgraph.Graph
+	index textindex.Indexer
+}
+
+// openStores opens the graph and, when wantIndex, the index. Embedded stores
+// create the data directory; a missing directory is an error when create is
+// false, so that search and stats do not invent an empty data set.
+func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*stores, error) {
+	if !create && s.graph == "" {
+		if _, err := os.Stat(filepath.Join(s.data, "graph.db")); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", s.data)
+		}
+	}
+	gu, err := s.graphURL()
+	if err != nil {
+		return nil, err
+	}
+	// Opening connects and migrates; a database that does not answer must
+	// not hang the command.
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	g, err := linkgraph.Open(ctx, gu)
+	if err != nil {
+		return nil, err
+	}
+	st := &stores{graph: g}
+	if !wantIndex {
+		return st, nil
+	}
+	iu, err := s.indexURL()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if iu == "" {
+		return st, nil
+	}
+	idx, err := textindex.Open(ctx, iu)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	st.index = idx
+	return st, nil
+}
+
+// Close closes both stores and returns the first error.
+func (s *stores) Close() error {
+	var errs []error
+	if s.index != nil {
+		errs = append(errs, s.index.Close())
+	}
+	if s.graph != nil {
+		errs = append(errs, s.graph.Close())
+	}
+	return errors.Join(errs...)
+}
