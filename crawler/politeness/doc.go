@@ -11,7 +11,10 @@
 // on a host under a one-second delay, the other hosts are crawled at full
 // speed. A host that is slow to answer ties up at most MaxInFlight
 // workers, never all of them. Hosts take turns round-robin, so one host with
-// a huge backlog does not starve the rest.
+// a huge backlog does not starve the rest. With Options.Levels > 1,
+// PushPriority lets shallow pages go first among the hosts that are ready
+// (as package frontier does for a single queue), without ever making a
+// ready host wait for a busy one.
 //
 // Acquire is the same limit for requests that are not queued items, such as
 // a redirect hop or a robots.txt fetch made by a worker that already holds

@@ -29,6 +29,9 @@ type Options struct {
 	// MaxQueued bounds the items queued across all hosts; Push blocks when
 	// it is reached. Default 100000.
 	MaxQueued int
+	// Levels is the number of priority levels of PushPriority (0 is the
+	// highest). Default 1.
+	Levels int
 	// IdleTTL is how long the state of a host with nothing queued or in
 	// flight is kept (including its Crawl-delay) before it is dropped.
 	// Default 5 minutes, longer than any sensible Crawl-delay.
@@ -40,6 +43,9 @@ var (
 	// ErrClosed is returned by Push after Close, and by Next once the
 	// scheduler is closed and drained.
 	ErrClosed = errors.New("politeness: scheduler closed")
+	// ErrPriority is returned by PushPriority for a priority outside
+	// [0, Options.Levels).
+	ErrPriority = errors.New("politeness: priority out of range")
 	// ErrOptions is wrapped by NewScheduler for invalid Options.
 	ErrOptions = errors.New("politeness: invalid options")
 )
@@ -49,11 +55,15 @@ var (
 type Scheduler[T any] struct {
 	opts Options
 
-	mu      sync.Mutex
-	hosts   map[string]*hostState[T]
-	ready   []*hostState[T] // hosts that can start a request now, round-robin
-	waiting delayHeap[T]    // hosts with work and a free slot, but in their delay
-	total   int             // items queued across hosts
+	mu    sync.Mutex
+	hosts map[string]*hostState[T]
+	// ready[l] lists, round-robin, the hosts that can start a request now
+	// and whose best queued item has priority l. Entries whose host has
+	// since moved (readyLevel changed or no longer ready) are stale and
+	// skipped.
+	ready   [][]*hostState[T]
+	waiting delayHeap[T] // hosts with work and a free slot, but in their delay
+	total   int          // items queued across hosts
 	closed  bool
 	// changed is closed whenever something a waiter may be waiting for
 	// happens: an item queued, a slot freed, space freed, Close. It is
@@ -71,19 +81,31 @@ const (
 
 // hostState is the per-host bookkeeping.
 type hostState[T any] struct {
-	name      string
-	queue     []T
-	inFlight  int
-	nextStart time.Time     // earliest start of the next request
-	delay     time.Duration // robots.txt Crawl-delay
-	idleSince time.Time
-	where     int
-	heapIdx   int
+	name       string
+	queues     [][]T // per priority level, FIFO
+	queued     int
+	inFlight   int
+	nextStart  time.Time     // earliest start of the next request
+	delay      time.Duration // robots.txt Crawl-delay
+	idleSince  time.Time
+	where      int
+	readyLevel int // the ready list h is in, if where == inReady
+	heapIdx    int
+}
+
+// best returns the highest-priority level with items; h.queued must be > 0.
+func (h *hostState[T]) best() int {
+	for l, q := range h.queues {
+		if len(q) > 0 {
+			return l
+		}
+	}
+	return -1
 }
 
 // NewScheduler returns an empty Scheduler.
 func NewScheduler[T any](opts Options) (*Scheduler[T], error) {
-	if opts.MaxInFlight < 0 || opts.MinDelay < 0 || opts.MaxQueued < 0 || opts.IdleTTL < 0 {
+	if opts.MaxInFlight < 0 || opts.MinDelay < 0 || opts.MaxQueued < 0 || opts.IdleTTL < 0 || opts.Levels < 0 {
 		return nil, fmt.Errorf("%w: negative value in %+v", ErrOptions, opts)
 	}
 	if opts.MaxInFlight == 0 {
@@ -95,17 +117,33 @@ func NewScheduler[T any](opts Options) (*Scheduler[T], error) {
 	if opts.IdleTTL == 0 {
 		opts.IdleTTL = DefaultIdleTTL
 	}
+	if opts.Levels == 0 {
+		opts.Levels = 1
+	}
 	return &Scheduler[T]{
 		opts:      opts,
+		ready:     make([][]*hostState[T], opts.Levels),
 		hosts:     make(map[string]*hostState[T]),
 		lastSweep: time.Now(),
 	}, nil
 }
 
-// Push queues v for host (use the URL's host, with port if any, as the
-// politeness unit). It blocks while MaxQueued items are queued, and returns
-// ErrClosed after Close or the context's error if ctx ends first.
+// Push queues v for host at priority 0 (use the URL's host, with port if
+// any, as the politeness unit). It blocks while MaxQueued items are queued,
+// and returns ErrClosed after Close or the context's error if ctx ends first.
 func (s *Scheduler[T]) Push(ctx context.Context, host string, v T) error {
+	return s.PushPriority(ctx, host, 0, v)
+}
+
+// PushPriority is Push at a priority in [0, Options.Levels), 0 being the
+// highest: among hosts that are ready, Next serves the one whose best
+// queued item has the highest priority, and within a host the items of a
+// higher priority first. A ready host never waits for a busy one, whatever
+// their priorities: politeness comes before priority.
+func (s *Scheduler[T]) PushPriority(ctx context.Context, host string, priority int, v T) error {
+	if priority < 0 || priority >= s.opts.Levels {
+		return fmt.Errorf("politeness: push for %s at priority %d of %d levels: %w", host, priority, s.opts.Levels, ErrPriority)
+	}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -115,8 +153,14 @@ func (s *Scheduler[T]) Push(ctx context.Context, host string, v T) error {
 		if s.total < s.opts.MaxQueued {
 			now := time.Now()
 			h := s.host(host, now)
-			h.queue = append(h.queue, v)
+			h.queues[priority] = append(h.queues[priority], v)
+			h.queued++
 			s.total++
+			if h.where == inReady && priority < h.readyLevel {
+				// Promote h; its entry in the lower list becomes stale.
+				h.readyLevel = priority
+				s.ready[priority] = append(s.ready[priority], h)
+			}
 			s.schedule(h, now)
 			s.broadcast()
 			s.sweep(now)
@@ -150,7 +194,9 @@ func (l *Lease[T]) Release() { l.release() }
 
 // Next returns the next item whose host is ready: fewer than MaxInFlight
 // requests in flight and the host's delay elapsed since its last request
-// start. Among ready hosts it goes round-robin; within a host it is FIFO.
+// start. It takes the ready host with the highest-priority item, hosts of
+// equal priority in turn (round-robin), and within a host the oldest item
+// of its highest priority.
 // It blocks until an item is ready, ctx ends (its error is returned) or the
 // scheduler is closed and drained (ErrClosed).
 func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
@@ -162,20 +208,19 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 			h.where = nowhere
 			s.schedule(h, now)
 		}
-		for len(s.ready) > 0 {
-			h := s.ready[0]
-			s.ready[0] = nil
-			s.ready = s.ready[1:]
+		for h, level := s.popReady(); h != nil; h, level = s.popReady() {
 			h.where = nowhere
-			if !s.canStart(h, now) || len(h.queue) == 0 {
+			if !s.canStart(h, now) {
 				// Acquire took the slot since h was scheduled.
 				s.schedule(h, now)
 				continue
 			}
-			v := h.queue[0]
+			q := h.queues[level]
+			v := q[0]
 			var zero T
-			h.queue[0] = zero
-			h.queue = h.queue[1:]
+			q[0] = zero
+			h.queues[level] = q[1:]
+			h.queued--
 			s.total--
 			release := s.start(h, now)
 			s.schedule(h, now)
@@ -269,7 +314,7 @@ func (s *Scheduler[T]) Close() {
 func (s *Scheduler[T]) host(name string, now time.Time) *hostState[T] {
 	h, ok := s.hosts[name]
 	if !ok {
-		h = &hostState[T]{name: name, idleSince: now, heapIdx: -1}
+		h = &hostState[T]{name: name, idleSince: now, heapIdx: -1, queues: make([][]T, s.opts.Levels)}
 		s.hosts[name] = h
 	}
 	return h
@@ -294,7 +339,7 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 	defer s.mu.Unlock()
 	now := time.Now()
 	h.inFlight--
-	if h.inFlight == 0 && len(h.queue) == 0 {
+	if h.inFlight == 0 && h.queued == 0 {
 		h.idleSince = now
 	}
 	s.schedule(h, now)
@@ -305,7 +350,7 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 // schedule puts h in the ready list or the delay heap if it has work and a
 // free slot and is not scheduled yet. s.mu must be held.
 func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
-	if h.where != nowhere || len(h.queue) == 0 || h.inFlight >= s.opts.MaxInFlight {
+	if h.where != nowhere || h.queued == 0 || h.inFlight >= s.opts.MaxInFlight {
 		return
 	}
 	if now.Before(h.nextStart) {
@@ -314,7 +359,24 @@ func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
 		return
 	}
 	h.where = inReady
-	s.ready = append(s.ready, h)
+	h.readyLevel = h.best()
+	s.ready[h.readyLevel] = append(s.ready[h.readyLevel], h)
+}
+
+// popReady removes and returns the first live entry of the highest
+// non-empty ready list and its level, or nil. s.mu must be held.
+func (s *Scheduler[T]) popReady() (*hostState[T], int) {
+	for l := range s.ready {
+		for len(s.ready[l]) > 0 {
+			h := s.ready[l][0]
+			s.ready[l][0] = nil
+			s.ready[l] = s.ready[l][1:]
+			if h.where == inReady && h.readyLevel == l {
+				return h, l
+			}
+		}
+	}
+	return nil, 0
 }
 
 // waitChan returns the channel the next broadcast closes. s.mu must be held.
@@ -341,7 +403,7 @@ func (s *Scheduler[T]) sweep(now time.Time) {
 	}
 	s.lastSweep = now
 	for name, h := range s.hosts {
-		if h.where == nowhere && h.inFlight == 0 && len(h.queue) == 0 &&
+		if h.where == nowhere && h.inFlight == 0 && h.queued == 0 &&
 			now.Sub(h.idleSince) >= s.opts.IdleTTL && !now.Before(h.nextStart) {
 			delete(s.hosts, name)
 		}

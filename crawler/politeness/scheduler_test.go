@@ -290,7 +290,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	for _, o := range []Options{{MaxInFlight: -1}, {MinDelay: -1}, {MaxQueued: -1}, {IdleTTL: -1}} {
+	for _, o := range []Options{{MaxInFlight: -1}, {MinDelay: -1}, {MaxQueued: -1}, {IdleTTL: -1}, {Levels: -1}} {
 		if _, err := NewScheduler[int](o); !errors.Is(err, ErrOptions) {
 			t.Errorf("NewScheduler(%+v): %v", o, err)
 		}
@@ -347,4 +347,61 @@ func TestConcurrentStress(t *testing.T) {
 	if delivered.Load() != items {
 		t.Fatalf("delivered %d of %d", delivered.Load(), items)
 	}
+}
+
+func TestPriorities(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1, Levels: 3})
+	ctx := context.Background()
+	for _, p := range []struct {
+		host string
+		prio int
+		v    string
+	}{
+		{"a", 2, "a-deep"}, {"b", 1, "b-mid"}, {"a", 0, "a-top"}, {"c", 2, "c-deep"}, {"b", 0, "b-top"}, {"a", 1, "a-mid"},
+	} {
+		if err := s.PushPriority(ctx, p.host, p.prio, p.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for range 6 {
+		l, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.Value)
+		l.Release()
+	}
+	// a was queued (at level 2) before b, then promoted by a-top: the two
+	// top items come first, hosts in turn, then the mid ones, then deep.
+	want := "[a-top b-top b-mid a-mid a-deep c-deep]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+	if err := s.PushPriority(ctx, "a", 3, "x"); !errors.Is(err, ErrPriority) {
+		t.Errorf("priority 3 of 3 levels: %v", err)
+	}
+	if err := s.PushPriority(ctx, "a", -1, "x"); !errors.Is(err, ErrPriority) {
+		t.Errorf("priority -1: %v", err)
+	}
+}
+
+// TestPriorityDoesNotBeatPoliteness: a busy host's top-priority item waits
+// while other hosts' low-priority items are served.
+func TestPriorityDoesNotBeatPoliteness(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1, Levels: 2})
+	ctx := context.Background()
+	rel, _ := s.Acquire(ctx, "busy")
+	_ = s.PushPriority(ctx, "busy", 0, "busy-top")
+	_ = s.PushPriority(ctx, "idle", 1, "idle-low")
+	l, err := s.Next(ctx)
+	if err != nil || l.Value != "idle-low" {
+		t.Fatalf("Next = %v, %v; want idle-low", l, err)
+	}
+	l.Release()
+	rel()
+	if l, err = s.Next(ctx); err != nil || l.Value != "busy-top" {
+		t.Fatalf("Next = %v, %v; want busy-top", l, err)
+	}
+	l.Release()
 }
