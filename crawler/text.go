@@ -50,8 +50,7 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err := t.policy.SanitizeReaderToWriter(bytes.NewReader(p.Body), buf); err != nil {
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, err)
 	}
-	// The sanitizer escapes the text it keeps (&amp;, &#39;...).
-	p.TextContent = cleanText(html.UnescapeString(buf.String()))
+	p.TextContent = cleanTextBytes(buf.Bytes(), true)
 	return p, nil
 }
 
@@ -81,24 +80,121 @@ func extractTitle(body []byte) string {
 }
 
 // cleanText collapses every run of whitespace (Unicode's, so non-breaking
-// spaces too) into one space, trims the ends, and replaces invalid UTF-8.
-func cleanText(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
+// spaces too) into one space, trims the ends, and replaces each run of
+// invalid UTF-8 with U+FFFD, in one pass and one allocation.
+func cleanText(s string) string { return cleanTextBytes([]byte(s), false) }
+
+// cleanTextBytes is cleanText over bytes; with entities set it also decodes
+// HTML character references, for sanitizer output (bluemonday escapes the
+// text it keeps with html.EscapeString, so the five references that
+// produces are decoded inline and anything else goes to html.UnescapeString).
+func cleanTextBytes(b []byte, entities bool) string {
+	var out strings.Builder
+	out.Grow(len(b))
+	space, bad := false, false
+	emit := func(r rune, raw []byte) {
 		if unicode.IsSpace(r) {
-			space = b.Len() > 0
-			continue
+			space = out.Len() > 0
+			return
 		}
 		if space {
-			b.WriteByte(' ')
+			out.WriteByte(' ')
 			space = false
 		}
-		b.WriteRune(r)
+		if raw != nil {
+			out.Write(raw)
+		} else {
+			out.WriteRune(r)
+		}
 	}
-	return b.String()
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '&' && entities:
+			r, n, ok := decodeEntity(b[i:])
+			if ok {
+				bad = false
+				if n < 0 { // several runes
+					for _, r := range html.UnescapeString(string(b[i : i-n])) {
+						emit(r, nil)
+					}
+					i -= n
+					continue
+				}
+				emit(r, nil)
+				i += n
+				continue
+			}
+			bad = false
+			emit('&', b[i:i+1])
+			i++
+		case c < utf8.RuneSelf && asciiSpace[c]:
+			bad = false
+			space = out.Len() > 0
+			i++
+		case c < utf8.RuneSelf:
+			// Copy the whole run of plain ASCII at once: most text is that.
+			bad = false
+			j := i + 1
+			for j < len(b) && plainASCII(b[j]) {
+				j++
+				// A single space between words needs no collapsing.
+				if j+1 < len(b) && b[j] == ' ' && plainASCII(b[j+1]) {
+					j += 2
+				}
+			}
+			if space {
+				out.WriteByte(' ')
+				space = false
+			}
+			out.Write(b[i:j])
+			i = j
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				if !bad {
+					emit(utf8.RuneError, nil)
+				}
+				bad = true
+				i++
+				continue
+			}
+			bad = false
+			emit(r, b[i:i+size])
+			i += size
+		}
+	}
+	return out.String()
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
+func plainASCII(c byte) bool { return c < utf8.RuneSelf && !asciiSpace[c] && c != '&' }
+
+// decodeEntity decodes the character reference at the start of b. It
+// returns the rune and the reference's length, or, for a reference that
+// needs html.UnescapeString, a negative length whose magnitude is the
+// reference's length.
+func decodeEntity(b []byte) (rune, int, bool) {
+	switch {
+	case bytes.HasPrefix(b, []byte("&amp;")):
+		return '&', 5, true
+	case bytes.HasPrefix(b, []byte("&#39;")):
+		return '\'', 5, true
+	case bytes.HasPrefix(b, []byte("&lt;")):
+		return '<', 4, true
+	case bytes.HasPrefix(b, []byte("&gt;")):
+		return '>', 4, true
+	case bytes.HasPrefix(b, []byte("&#34;")), bytes.HasPrefix(b, []byte("&quot;")):
+		if b[1] == 'q' {
+			return '"', 6, true
+		}
+		return '"', 5, true
+	}
+	// Anything else: let the standard library judge up to the ';'.
+	end := bytes.IndexByte(b[:min(len(b), 40)], ';')
+	if end < 2 {
+		return 0, 0, false
+	}
+	return 0, -(end + 1), true
 }

@@ -58,3 +58,18 @@ func TestTextExtractor(t *testing.T) {
 		})
 	}
 }
+
+func TestCleanTextBytesEntities(t *testing.T) {
+	for in, want := range map[string]string{
+		"&amp;&#39;&lt;&gt;&#34;&quot;":    "&'<>\"\"",
+		"a &eacute;t&eacute; &foo; & x":    "a été &foo; & x",
+		"&#160;nbsp&#xA0;  &#10;lines\n\n": "nbsp lines",
+		"&amp":                             "&amp",
+		"\xff\xfe&lt;\xff":                 "\uFFFD<\uFFFD",
+		"":                                 "",
+	} {
+		if got := cleanTextBytes([]byte(in), true); got != want {
+			t.Errorf("cleanTextBytes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
