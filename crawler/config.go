@@ -129,7 +129,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.PrivateNetworkDetector = privnet.New()
 	}
 	if cfg.URLGetter == nil {
-		cfg.URLGetter = defaultURLGetter(cfg.PrivateNetworkDetector)
+		cfg.URLGetter = defaultURLGetter(cfg.PrivateNetworkDetector, cfg.FetchWorkers)
 	}
 	return cfg, nil
 }
@@ -140,16 +140,20 @@ type dialGuard interface {
 	Control(network, address string, c syscall.RawConn) error
 }
 
-func defaultURLGetter(d PrivateNetworkDetector) *http.Client {
+func defaultURLGetter(d PrivateNetworkDetector, workers int) *http.Client {
 	guard, ok := d.(dialGuard)
 	if !ok {
 		guard = privnet.New()
 	}
-	pd := privnet.New() // only for its Transport's settings
-	tr := pd.Transport()
-	dialer := pd.Dialer()
+	// privnet's transport and dialer settings, with the detector's own
+	// check (and so its allow-list) at dial time.
+	dialer := privnet.New().Dialer()
 	dialer.Control = guard.Control
+	tr := privnet.New().Transport()
 	tr.DialContext = dialer.DialContext
+	// Workers often fetch from the same host; net/http's default of two
+	// idle connections per host would make them reconnect all the time.
+	tr.MaxIdleConnsPerHost = workers
 	return &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {

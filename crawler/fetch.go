@@ -129,6 +129,9 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		f.failed(ctx, p, err)
 		return false
 	}
+	if res.Body == nil {
+		res.Body = http.NoBody // a URLGetter other than http.Client may leave it nil
+	}
 	defer res.Body.Close()
 
 	p.FetchedAt = time.Now()

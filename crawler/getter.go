@@ -8,5 +8,5 @@ import "net/http"
 // redirects. Share it between the crawler and other requests of the same
 // crawl (robots.txt, say) so that they are guarded and pooled alike.
 func NewURLGetter(detector PrivateNetworkDetector) *http.Client {
-	return defaultURLGetter(detector)
+	return defaultURLGetter(detector, DefaultFetchWorkers)
 }

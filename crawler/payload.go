@@ -34,9 +34,9 @@ type Payload struct {
 	// StatusCode and ContentType are the response's.
 	StatusCode  int
 	ContentType string
-	// Body is the page, decoded to UTF-8. Every stage can read it; none may
-	// modify it, since the payload's clones are compared with it in tests
-	// and other branches of a broadcast may hold a copy.
+	// Body is the page, decoded to UTF-8. Every stage can read it and none
+	// consumes it; stages must not modify it, since later stages parse it
+	// again.
 	Body []byte
 	// FetchedAt is when the response arrived.
 	FetchedAt time.Time
