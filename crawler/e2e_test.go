@@ -446,3 +446,47 @@ func splitPort(u string) (string, string, error) {
 	}
 	return u, "", errors.New("no port")
 }
+
+// A server that sends its headers and then trickles the body forever is cut
+// off by FetchTimeout, body read included, and the crawl goes on.
+func TestCrawlTimesOutTricklingBody(t *testing.T) {
+	stop := make(chan struct{})
+	trickle := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		for {
+			if _, err := io.WriteString(w, "<p>"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}))
+	defer trickle.Close()
+	defer close(stop)
+	s := newSite(t)
+
+	log := &outcomeLog{m: map[string]crawler.Outcome{}}
+	c, err := crawler.NewCrawler(crawler.Config{
+		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+		FetchTimeout:           200 * time.Millisecond,
+		OnOutcome:              log.record,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []*linkgraph.Link{{ID: uuid.New(), URL: trickle.URL + "/"}, {ID: uuid.New(), URL: s.URL + "/a"}}
+	n, err := c.Crawl(context.Background(), &sliceIterator{links: links})
+	if err != nil || n != 1 {
+		t.Fatalf("Crawl = %d, %v; want the other page crawled", n, err)
+	}
+	o := log.m[trickle.URL+"/"]
+	if o.Reason != crawler.ReasonFetchError || !errors.Is(o.Err, context.DeadlineExceeded) || o.Bytes == 0 || o.StatusCode != 200 {
+		t.Fatalf("trickling page: %+v", o)
+	}
+}
