@@ -4,7 +4,21 @@
 // The package holds only the types, the Indexer interface and the errors;
 // backends live in sub-packages (memory, an embedded persistent store,
 // postgres) and register themselves with Register so that Open can select one
-// from a URL-like string, the way database/sql selects a driver.
+// from a URL-like string, the way database/sql selects a driver:
+//
+//	import _ "github.com/linksrus/linksrus/textindex/sqlite"
+//	idx, err := textindex.Open(ctx, "sqlite:///var/lib/linksrus/index.db")
+//
+// The URL forms are
+//
+//	memory://                                  textindex/memory, for tests and small jobs
+//	sqlite:///absolute/path/index.db           textindex/sqlite, the embedded default
+//	sqlite:relative/path/index.db
+//	postgres://user:pass@host:5432/db?...      textindex/postgres (also postgresql://)
+//
+// Query describes the query language (there is none: expressions are plain
+// text) and the order of results; the conformance suite in
+// textindex/indextest pins down the behaviour every backend shares.
 package textindex
 
 import (

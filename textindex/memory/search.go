@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -33,19 +34,13 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	if i.closed {
 		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
 	}
-	hits := i.match(q.Type, words)
-	slices.SortFunc(hits, func(a, b hit) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return bytes.Compare(a.e.doc.LinkID[:], b.e.doc.LinkID[:])
-	})
-	it := &iterator{total: uint64(len(hits))}
-	if q.Offset < uint64(len(hits)) {
-		it.hits = hits[q.Offset:]
+	hits := hitHeap(i.match(q.Type, words))
+	// A heap rather than a sort: callers usually read a page or two, and
+	// heapifying is linear where sorting a broad query's hits is not.
+	heap.Init(&hits)
+	it := &iterator{total: uint64(len(hits)), hits: hits}
+	for n := uint64(0); n < q.Offset && len(it.hits) > 0; n++ {
+		heap.Pop(&it.hits)
 	}
 	return it, nil
 }
@@ -146,10 +141,29 @@ func containsRun(tokens, seq []uint32) bool {
 	return false
 }
 
-// iterator walks a precomputed, sorted hit list. Entries are immutable, so
+// hitHeap orders hits best first: higher score, then lower LinkID.
+type hitHeap []hit
+
+func (h hitHeap) Len() int      { return len(h) }
+func (h hitHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h hitHeap) Less(a, b int) bool {
+	if h[a].score != h[b].score {
+		return h[a].score > h[b].score
+	}
+	return bytes.Compare(h[a].e.doc.LinkID[:], h[b].e.doc.LinkID[:]) < 0
+}
+func (h *hitHeap) Push(x any) { *h = append(*h, x.(hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// iterator pops hits off a heap in result order. Entries are immutable, so
 // it needs no lock.
 type iterator struct {
-	hits  []hit
+	hits  hitHeap
 	cur   *entry
 	total uint64
 }
@@ -159,7 +173,7 @@ func (it *iterator) Next() bool {
 		it.cur = nil
 		return false
 	}
-	it.cur, it.hits = it.hits[0].e, it.hits[1:]
+	it.cur = heap.Pop(&it.hits).(hit).e
 	return true
 }
 

@@ -84,7 +84,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	var total int64
 	err := i.pool.QueryRow(context.Background(), fmt.Sprintf(`
 		SELECT count(*) FROM textindex_documents
-		WHERE indexed AND tsv @@ %s('simple'::REGCONFIG, $1)`, fn), it.text).Scan(&total)
+		WHERE indexed AND tsv @@ %s('simple', $1)`, fn), it.text).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
@@ -100,7 +100,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 const pageSQL = `
 	WITH hits AS (
 		SELECT d.link_id, ts_rank(d.tsv, q.q) + d.page_rank AS score
-		FROM textindex_documents d, (SELECT %s('simple'::REGCONFIG, $1) AS q) q
+		FROM textindex_documents d, (SELECT %s('simple', $1) AS q) q
 		WHERE d.indexed AND d.tsv @@ q.q
 		ORDER BY score DESC, d.link_id
 		LIMIT $2 OFFSET $3

@@ -18,7 +18,7 @@ CREATE TABLE textindex_documents (
 	page_rank  DOUBLE PRECISION NOT NULL DEFAULT 0,
 	indexed    BOOL NOT NULL DEFAULT false,
 	tsv        TSVECTOR GENERATED ALWAYS AS (
-		to_tsvector('simple'::REGCONFIG, left(title || ' ' || content, 131072))
+		to_tsvector('simple', left(title || ' ' || content, 131072))
 	) STORED
 );
 
