@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -43,6 +45,7 @@ type crawlOptions struct {
 	recrawlAfter time.Duration
 	listen       string
 	idleExit     time.Duration
+	cpuProfile   string
 }
 
 // stringList is a repeatable flag.
@@ -72,6 +75,7 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.DurationVar(&o.every, "every", 0, "run as a service: crawl again every `D`, re-fetching pages older than --recrawl-after")
 	fs.DurationVar(&o.recrawlAfter, "recrawl-after", 0, "fetch again pages retrieved more than `D` ago (0: never)")
 	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics on `ADDR` (e.g. 127.0.0.1:9090)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to `FILE`")
 	fs.DurationVar(&o.idleExit, "partition-idle", 5*time.Second, "with --partition: finish after `D` without new links in this share")
 }
 
@@ -100,6 +104,13 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	}
 	defer st.Close()
 
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	svc := newService(env, cfg)
 	if o.listen != "" {
 		stopServer, err := svc.serve(o.listen)
@@ -240,6 +251,12 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stor
 	}
 
 	getter := crawler.NewURLGetter(cfg.detector)
+	if tr, ok := getter.Transport.(*http.Transport); ok {
+		// Keep a connection per worker alive: with net/http's default of
+		// two idle connections per host, a crawl of one site would open
+		// a new connection for nearly every page.
+		tr.MaxIdleConnsPerHost = o.workers
+	}
 	defer getter.CloseIdleConnections()
 	ccfg := crawler.Config{
 		PrivateNetworkDetector: cfg.detector,
@@ -402,4 +419,21 @@ func partitionRefill(run *crawlRun, g linkgraph.Graph, idle time.Duration) func(
 			}
 		}
 	}
+}
+
+// startCPUProfile profiles the process into path until the returned function
+// is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -53,8 +55,9 @@ func TestMain(m *testing.M) {
 // and to one missing page, that counts how often each path is fetched.
 type testSite struct {
 	*httptest.Server
-	n     int
-	delay time.Duration
+	n      int
+	delay  time.Duration
+	robots string // served as /robots.txt when set
 
 	mu      sync.Mutex
 	fetches map[string]int
@@ -81,7 +84,11 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	var i int
 	switch {
 	case r.URL.Path == "/robots.txt":
-		http.NotFound(w, r)
+		if s.robots == "" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, s.robots)
 		return
 	case r.URL.Path == "/":
 		i = 0
@@ -349,5 +356,123 @@ func TestHelpExitsZero(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stderr, "Usage: linksrus "+c) {
 			t.Errorf("%s --help: exit %d\n%s", c, r.code, r.stderr)
 		}
+	}
+}
+
+func TestRobotsTxtIsObeyed(t *testing.T) {
+	site := newTestSite(t, 30, 0)
+	site.robots = "User-agent: *\nDisallow: /page/1\n\nUser-agent: other\nDisallow: /\n"
+	report := filepath.Join(t.TempDir(), "report.json")
+	r := linksrus(t, nil, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
+		"--report", report, site.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("crawl exited %d: %s", r.code, r.stderr)
+	}
+	fetches := site.pageFetches()
+	for p := range fetches {
+		if strings.HasPrefix(p, "/page/1") {
+			t.Errorf("%s fetched although robots.txt disallows it", p)
+		}
+	}
+	site.mu.Lock()
+	robotsFetches := site.fetches["/robots.txt"]
+	site.mu.Unlock()
+	if robotsFetches != 1 {
+		t.Errorf("robots.txt fetched %d times, want once", robotsFetches)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ URLs []struct{ URL, Outcome string } }
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	disallowed := 0
+	for _, u := range rep.URLs {
+		isDisallowed := strings.HasPrefix(u.URL, site.URL+"/page/1")
+		if isDisallowed {
+			disallowed++
+		}
+		if isDisallowed != (u.Outcome == "robots") {
+			t.Errorf("%s: outcome %q", u.URL, u.Outcome)
+		}
+	}
+	if disallowed == 0 {
+		t.Error("no disallowed URL in the report")
+	}
+
+	// --ignore-robots fetches everything and never asks for robots.txt.
+	site2 := newTestSite(t, 30, 0)
+	site2.robots = site.robots
+	r = linksrus(t, nil, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
+		"--ignore-robots", site2.URL+"/")
+	if r.code != 0 || len(site2.pageFetches()) != site2.reachable() || site2.fetches["/robots.txt"] != 0 {
+		t.Fatalf("--ignore-robots: exit %d, %d pages, robots.txt fetched %d times",
+			r.code, len(site2.pageFetches()), site2.fetches["/robots.txt"])
+	}
+}
+
+func TestServiceModeRecrawlsAndServesMetrics(t *testing.T) {
+	site := newTestSite(t, 10, 0)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(linksrusBin, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
+		"--every", "300ms", "--listen", addr, site.URL+"/")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	// Every run re-fetches the site (--recrawl-after defaults to --every),
+	// so the root page is fetched again and again.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		site.mu.Lock()
+		n := site.fetches["/"]
+		site.mu.Unlock()
+		if n >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("root fetched %d times in service mode, want 3 runs\n%s", n, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %s", resp.Status)
+	}
+	resp, err = client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var pages int
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "linksrus_pages_crawled_total ") {
+			fmt.Sscan(strings.TrimPrefix(line, "linksrus_pages_crawled_total "), &pages)
+		}
+	}
+	if pages < 2*site.reachable() {
+		t.Errorf("metrics report %d pages crawled, want at least two runs' worth\n%s", pages, body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("service stopped with SIGTERM: %v, want exit 0\n%s", err, errb.String())
 	}
 }

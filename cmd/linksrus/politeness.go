@@ -8,6 +8,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/robots"
 )
 
@@ -29,7 +30,7 @@ func politenessOptions(cfg *crawlConfig) politeness.Options {
 func allSeedsAllowListed(cfg *crawlConfig) bool {
 	for _, s := range cfg.seeds {
 		a, err := netip.ParseAddr(strings.Trim(s.Hostname(), "[]"))
-		if err != nil || !cfg.detector.IsPrivateAddr(a) || !allowListed(cfg, a) {
+		if err != nil || !privnet.IsSpecialPurpose(a.Unmap()) || !allowListed(cfg, a) {
 			return false
 		}
 	}

@@ -51,7 +51,8 @@ func (s *service) end(r *crawlRun) {
 
 // loop runs crawl now and then every interval until ctx is done or an
 // interrupt arrives. A failed run is logged and retried at the next tick, as
-// a service should; only an interrupt ends the loop.
+// a service should; only an interrupt ends the loop, and since stopping is
+// how a service ends, it ends without error.
 func (s *service) loop(ctx context.Context, every time.Duration, crawl func(context.Context) error) error {
 	log := slog.New(slog.NewTextHandler(s.env.stderr, nil))
 	for {
@@ -61,7 +62,7 @@ func (s *service) loop(ctx context.Context, every time.Duration, crawl func(cont
 		s.mu.Unlock()
 		switch {
 		case errors.Is(err, errInterrupted):
-			return err
+			return nil
 		case err != nil:
 			log.Error("crawl failed; retrying at the next run", "err", err)
 		}
@@ -71,10 +72,10 @@ func (s *service) loop(ctx context.Context, every time.Duration, crawl func(cont
 		case <-t.C:
 		case <-s.env.interrupts:
 			t.Stop()
-			return errInterrupted
+			return nil
 		case <-ctx.Done():
 			t.Stop()
-			return errInterrupted
+			return nil
 		}
 	}
 }
