@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,10 @@ var BenchDocs = 100_000
 // BenchNewFunc returns a new, empty index for a benchmark.
 type BenchNewFunc func(b *testing.B) textindex.Indexer
 
+// parallelWriters is the number of concurrent Index callers per CPU in
+// IndexParallel, about what a crawler's indexing stage runs.
+const parallelWriters = 4
+
 // pageSize is how many results a benchmarked search reads, a result page.
 const pageSize = 10
 
@@ -26,6 +31,8 @@ const pageSize = 10
 //
 //   - Index: b.N documents indexed one after another into an empty index;
 //     reports docs/s.
+//   - IndexParallel: the same with parallelWriters goroutines per CPU, as
+//     the crawler's indexing stage calls Index; reports docs/s.
 //   - Search: b.N searches on an index of BenchDocs documents (built
 //     once, by GOMAXPROCS concurrent writers, its rate reported as
 //     build-docs/s), each reading the first result page and the total;
@@ -47,6 +54,29 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 				b.Fatalf("Index: %v", err)
 			}
 		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
+	})
+
+	b.Run("IndexParallel", func(b *testing.B) {
+		idx := newIndexer(b)
+		c := newCorpus(1)
+		docs := make([]*textindex.Document, b.N)
+		for i := range docs {
+			docs[i] = c.doc(i)
+		}
+		var next atomic.Int64
+		b.SetParallelism(parallelWriters)
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := idx.Index(docs[next.Add(1)-1]); err != nil {
+					b.Errorf("Index: %v", err)
+					return
+				}
+			}
+		})
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
 	})
 

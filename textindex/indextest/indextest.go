@@ -59,6 +59,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"EmptyDocument", testEmptyDocument},
 		{"HugeDocument", testHugeDocument},
 		{"ConcurrentIndexing", testConcurrentIndexing},
+		{"ConcurrentReplace", testConcurrentReplace},
 		{"IteratorClose", testIteratorClose},
 		{"UseAfterClose", testUseAfterClose},
 	}

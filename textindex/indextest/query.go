@@ -298,3 +298,38 @@ func testConcurrentIndexing(t *testing.T, idx textindex.Indexer) {
 		}
 	}
 }
+
+// testConcurrentReplace indexes one LinkID from many goroutines at once,
+// which a batching backend may put in one transaction: exactly one version
+// must survive, whole, and be the only one searchable.
+func testConcurrentReplace(t *testing.T, idx textindex.Indexer) {
+	const writers = 16
+	base := newDoc("shared", "")
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			d := *base
+			d.Content = fmt.Sprintf("contended version%d", w)
+			errs <- idx.Index(&d)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Index: %v", err)
+		}
+	}
+	got, err := idx.FindByID(base.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	wantIDs(t, idx, match("contended"), base)
+	wantIDs(t, idx, match(strings.Fields(got.Content)[1]), base)
+	for w := range writers {
+		if v := fmt.Sprintf("version%d", w); !strings.HasSuffix(got.Content, " "+v) {
+			wantIDs(t, idx, match(v))
+		}
+	}
+}

@@ -22,27 +22,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 	if math.IsNaN(doc.PageRank) || math.IsInf(doc.PageRank, 0) {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, textindex.ErrInvalidScore)
 	}
-	body := doc.Title + "\n" + doc.Content
-	indexedAt := doc.IndexedAt.UTC().Format(time.RFC3339Nano)
-	err := i.w.do(func(ctx context.Context, w *writer) error {
-		// The no-op update makes RETURNING yield the id of an existing
-		// row (a replaced document or a score placeholder) whose
-		// page_rank is kept.
-		var id int64
-		if err := w.stmts[stmtUpsertDoc].QueryRowContext(ctx, doc.LinkID[:], doc.PageRank).Scan(&id); err != nil {
-			return fmt.Errorf("upsert docs row: %w", err)
-		}
-		if err := w.exec(ctx, stmtDeleteText, id); err != nil {
-			return fmt.Errorf("remove old text: %w", err)
-		}
-		if err := w.exec(ctx, stmtInsertText, id, body); err != nil {
-			return fmt.Errorf("index text: %w", err)
-		}
-		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt); err != nil {
-			return fmt.Errorf("store document: %w", err)
-		}
-		return nil
-	})
+	err := i.w.do(indexOp(doc))
 	if err != nil {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, err)
 	}
@@ -58,11 +38,43 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	if math.IsNaN(score) || math.IsInf(score, 0) {
 		return fmt.Errorf("sqlite: update score of %s: %w", linkID, textindex.ErrInvalidScore)
 	}
-	err := i.w.do(func(ctx context.Context, w *writer) error {
+	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
 		return w.exec(ctx, stmtSetScore, linkID[:], score)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: update score of %s: %w", linkID, err)
 	}
 	return nil
+}
+
+// indexOp returns the write that stores doc, for the writer to run in a
+// group.
+func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
+	body := doc.Title + "\n" + doc.Content
+	indexedAt := doc.IndexedAt.UTC().Format(time.RFC3339Nano)
+	return func(ctx context.Context, w *writer, text *textBatch) error {
+		// The no-op update makes RETURNING yield the id of an existing
+		// row (a replaced document or a score placeholder) whose
+		// page_rank is kept.
+		var id int64
+		if err := w.stmts[stmtUpsertDoc].QueryRowContext(ctx, doc.LinkID[:], doc.PageRank).Scan(&id); err != nil {
+			return fmt.Errorf("upsert docs row: %w", err)
+		}
+		// Only a replaced document has text to remove: FTS5 records a
+		// delete as a tombstone even for a rowid it never saw, which
+		// would cost every new document index space and merge work.
+		res, err := w.stmts[stmtDropBody].ExecContext(ctx, id)
+		if err != nil {
+			return fmt.Errorf("remove old document: %w", err)
+		}
+		existed, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("remove old document: %w", err)
+		}
+		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt); err != nil {
+			return fmt.Errorf("store document: %w", err)
+		}
+		text.replace(id, existed > 0, body)
+		return nil
+	}
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -13,12 +14,11 @@ import (
 // writer owns the single connection all writes go through, with its
 // statements prepared once. It commits in groups: a write queues itself,
 // and whichever caller next gets the connection (the leader) applies every
-// queued write in one transaction, each under its own savepoint so that one
-// failing write does not undo the others. Under concurrent indexing, as
+// queued write in one transaction. Under concurrent indexing, as
 // the crawler does, this spends one commit (and one FTS5 segment flush, the
 // dominant cost) on many documents; a lone caller still commits at once.
 type writer struct {
-	leader sync.Mutex // held while a group is written; guards conn and stmts
+	leader chan struct{} // holds a token while a group is written; guards conn, stmts and closed
 	conn   *sql.Conn
 	stmts  map[string]*sql.Stmt
 	closed bool
@@ -29,23 +29,76 @@ type writer struct {
 
 // writeOp is one queued write; done receives its outcome exactly once.
 type writeOp struct {
-	fn   func(ctx context.Context, w *writer) error
+	fn   func(ctx context.Context, w *writer, text *textBatch) error
 	done chan error
+}
+
+// textBatch collects a transaction's changes to docs_fts so that they are
+// written by one statement each at the end. FTS5 flushes its pending terms
+// into a new index segment whenever a statement opens a savepoint, which
+// every write to a virtual table inside a transaction does; a statement per
+// document would therefore cost a segment (and later merges) per document,
+// however many documents a commit holds.
+type textBatch struct {
+	deletes []int64          // rowids whose committed text goes
+	order   []int64          // rowids to insert, in first-seen order
+	bodies  map[int64]string // their text; the last write of a rowid wins
+}
+
+// replace schedules the text of rowid id; existed tells whether the
+// document had a bodies row before this write.
+func (b *textBatch) replace(id int64, existed bool, body string) {
+	if b.bodies == nil {
+		b.bodies = make(map[int64]string)
+	}
+	if _, pending := b.bodies[id]; !pending {
+		if existed {
+			b.deletes = append(b.deletes, id)
+		}
+		b.order = append(b.order, id)
+	}
+	b.bodies[id] = body
+}
+
+// flush writes the batch with two statements whose rows come from JSON
+// arrays, so the statements stay prepared whatever the batch size.
+func (b *textBatch) flush(ctx context.Context, w *writer) error {
+	if len(b.deletes) > 0 {
+		ids, err := json.Marshal(b.deletes)
+		if err != nil {
+			return fmt.Errorf("encode text deletions: %w", err)
+		}
+		if err := w.exec(ctx, stmtDeleteTexts, string(ids)); err != nil {
+			return fmt.Errorf("remove old text: %w", err)
+		}
+	}
+	if len(b.order) > 0 {
+		rows := make([][2]any, len(b.order))
+		for n, id := range b.order {
+			rows[n] = [2]any{id, b.bodies[id]}
+		}
+		enc, err := json.Marshal(rows)
+		if err != nil {
+			return fmt.Errorf("encode text: %w", err)
+		}
+		if err := w.exec(ctx, stmtInsertTexts, string(enc)); err != nil {
+			return fmt.Errorf("index text: %w", err)
+		}
+	}
+	return nil
 }
 
 // Statement texts, prepared once on the writer connection.
 const (
-	stmtUpsertDoc  = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = page_rank RETURNING id`
-	stmtDeleteText = `DELETE FROM docs_fts WHERE rowid = ?`
-	stmtInsertText = `INSERT INTO docs_fts (rowid, body) VALUES (?, ?)`
-	stmtPutBody    = `INSERT OR REPLACE INTO bodies (id, url, title, content, indexed_at) VALUES (?, ?, ?, ?, ?)`
-	stmtSetScore   = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
-	stmtBegin      = `BEGIN IMMEDIATE`
-	stmtCommit     = `COMMIT`
-	stmtRollback   = `ROLLBACK`
-	stmtSavepoint  = `SAVEPOINT w`
-	stmtRelease    = `RELEASE w`
-	stmtRollbackTo = `ROLLBACK TO w`
+	stmtUpsertDoc   = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = page_rank RETURNING id`
+	stmtDeleteTexts = `DELETE FROM docs_fts WHERE rowid IN (SELECT value FROM json_each(?))`
+	stmtInsertTexts = `INSERT INTO docs_fts (rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)`
+	stmtDropBody    = `DELETE FROM bodies WHERE id = ?`
+	stmtPutBody     = `INSERT INTO bodies (id, url, title, content, indexed_at) VALUES (?, ?, ?, ?, ?)`
+	stmtSetScore    = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
+	stmtBegin       = `BEGIN IMMEDIATE`
+	stmtCommit      = `COMMIT`
+	stmtRollback    = `ROLLBACK`
 )
 
 func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
@@ -53,9 +106,9 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reserve writer connection: %w", err)
 	}
-	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt)}
-	for _, q := range []string{stmtUpsertDoc, stmtDeleteText, stmtInsertText, stmtPutBody, stmtSetScore,
-		stmtBegin, stmtCommit, stmtRollback, stmtSavepoint, stmtRelease, stmtRollbackTo} {
+	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
+	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtInsertTexts, stmtDropBody, stmtPutBody, stmtSetScore,
+		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("prepare %q: %w", q, err), w.close())
@@ -73,16 +126,24 @@ func (w *writer) exec(ctx context.Context, query string, args ...any) error {
 
 // do queues fn and returns its outcome once a group containing it has
 // committed (or failed).
-func (w *writer) do(fn func(ctx context.Context, w *writer) error) error {
+func (w *writer) do(fn func(ctx context.Context, w *writer, text *textBatch) error) error {
 	op := &writeOp{fn: fn, done: make(chan error, 1)}
 	w.queueMu.Lock()
 	w.queue = append(w.queue, op)
 	w.queueMu.Unlock()
 
-	w.leader.Lock()
-	defer w.leader.Unlock()
+	// Wait until either a leader has written op, or the leadership is
+	// free. A follower must not queue for the leadership merely to learn
+	// its result: it would hand over leadership one follower at a time and
+	// groups would stay small.
 	select {
-	case err := <-op.done: // an earlier leader wrote it
+	case err := <-op.done:
+		return err
+	case w.leader <- struct{}{}:
+	}
+	defer func() { <-w.leader }()
+	select {
+	case err := <-op.done: // written by the previous leader after all
 		return err
 	default:
 	}
@@ -95,28 +156,47 @@ func (w *writer) do(fn func(ctx context.Context, w *writer) error) error {
 }
 
 // commitGroup writes group in one transaction and reports to every op.
+// Should any op fail, the transaction is rolled back and each op is
+// retried in a transaction of its own, so that one bad write does not fail
+// the others. (Savepoints per op would isolate failures more cheaply, but
+// FTS5 flushes its pending terms to a new segment at every savepoint
+// release, which costs as much as the commit batching saves.)
 func (w *writer) commitGroup(group []*writeOp) {
 	ctx := context.Background()
-	results := make([]error, len(group))
-	err := w.writeGroup(ctx, group, results)
-	for n, op := range group {
-		if err != nil {
-			op.done <- err
-		} else {
-			op.done <- results[n]
+	err := w.inTx(ctx, group)
+	if err != nil && len(group) > 1 && !errors.Is(err, textindex.ErrClosed) {
+		for _, op := range group {
+			op.done <- w.inTx(ctx, []*writeOp{op})
 		}
+		return
+	}
+	for _, op := range group {
+		op.done <- err
 	}
 }
 
-func (w *writer) writeGroup(ctx context.Context, group []*writeOp, results []error) error {
+// inTx applies ops in one transaction, rolling it back on the first error.
+func (w *writer) inTx(ctx context.Context, ops []*writeOp) error {
 	if w.closed {
 		return textindex.ErrClosed
 	}
 	if err := w.exec(ctx, stmtBegin); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	for n, op := range group {
-		results[n] = w.applyOne(ctx, op)
+	var text textBatch
+	err := func() error {
+		for _, op := range ops {
+			if err := op.fn(ctx, w, &text); err != nil {
+				return err
+			}
+		}
+		return text.flush(ctx, w)
+	}()
+	if err != nil {
+		if rbErr := w.exec(ctx, stmtRollback); rbErr != nil {
+			err = errors.Join(err, fmt.Errorf("roll back: %w", rbErr))
+		}
+		return err
 	}
 	if err := w.exec(ctx, stmtCommit); err != nil {
 		err = fmt.Errorf("commit: %w", err)
@@ -128,32 +208,11 @@ func (w *writer) writeGroup(ctx context.Context, group []*writeOp, results []err
 	return nil
 }
 
-// applyOne runs one op under a savepoint, undoing just its changes when it
-// fails.
-func (w *writer) applyOne(ctx context.Context, op *writeOp) error {
-	if err := w.exec(ctx, stmtSavepoint); err != nil {
-		return fmt.Errorf("savepoint: %w", err)
-	}
-	if err := op.fn(ctx, w); err != nil {
-		if rbErr := w.exec(ctx, stmtRollbackTo); rbErr != nil {
-			err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rbErr))
-		}
-		if relErr := w.exec(ctx, stmtRelease); relErr != nil {
-			err = errors.Join(err, fmt.Errorf("release savepoint: %w", relErr))
-		}
-		return err
-	}
-	if err := w.exec(ctx, stmtRelease); err != nil {
-		return fmt.Errorf("release savepoint: %w", err)
-	}
-	return nil
-}
-
 // close releases the statements and the connection; later writes fail with
 // textindex.ErrClosed.
 func (w *writer) close() error {
-	w.leader.Lock()
-	defer w.leader.Unlock()
+	w.leader <- struct{}{}
+	defer func() { <-w.leader }()
 	if w.closed {
 		return nil
 	}
