@@ -30,32 +30,60 @@ import (
 // must be 2xx, the Content-Type HTML (or missing, then sniffed from the
 // body), the Content-Length within bounds. The body is then read, at most
 // Config.MaxBodyBytes of it, all within Config.FetchTimeout.
+//
+// The Fetcher follows redirects itself, so that every hop passes the same
+// checks as the first URL: scheme, extension, private network and every
+// Gate (robots.txt and scope among them). A hop that fails them stops the
+// fetch with the hop's reason; a redirect back to a URL of the same chain
+// stops it with ReasonRedirectLoop, and one more redirect than
+// FetchOptions.MaxRedirects with ReasonTooManyRedirects. For that it needs
+// a URLGetter that returns 3xx responses instead of following them: an
+// *http.Client is used through a copy whose CheckRedirect returns
+// http.ErrUseLastResponse, and a getter implementing RedirectDisabler is
+// asked for such a variant (RetryingGetter and HeadFirstGetter pass the
+// request on). Any other getter may follow redirects on its own; the
+// Fetcher then checks at least the URL it ended at.
 type Fetcher struct {
-	getter   URLGetter
-	detector PrivateNetworkDetector
-	gates    []Gate
-	maxBody  int64
-	timeout  time.Duration
-	decorate func(*http.Request) error
+	getter       URLGetter
+	detector     PrivateNetworkDetector
+	gates        []Gate
+	maxBody      int64
+	timeout      time.Duration
+	decorate     func(*http.Request) error
+	maxRedirects int
 }
 
-// NewFetcher returns the fetch stage for cfg (with defaults filled in).
+// NewFetcher returns the fetch stage for cfg (with defaults filled in) and
+// the default FetchOptions.
 func NewFetcher(cfg Config) (*Fetcher, error) {
+	return NewFetcherWithOptions(cfg, FetchOptions{})
+}
+
+// NewFetcherWithOptions is NewFetcher with the fetch options that Config
+// does not carry.
+func NewFetcherWithOptions(cfg Config, opts FetchOptions) (*Fetcher, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	return newFetcher(cfg), nil
+	opts, err = opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	f := newFetcher(cfg)
+	f.maxRedirects = opts.MaxRedirects
+	return f, nil
 }
 
 func newFetcher(cfg Config) *Fetcher {
 	return &Fetcher{
-		getter:   cfg.URLGetter,
-		detector: cfg.PrivateNetworkDetector,
-		gates:    cfg.Gates,
-		maxBody:  cfg.MaxBodyBytes,
-		timeout:  cfg.FetchTimeout,
-		decorate: cfg.DecorateRequest,
+		getter:       withoutRedirects(cfg.URLGetter),
+		detector:     cfg.PrivateNetworkDetector,
+		gates:        cfg.Gates,
+		maxBody:      cfg.MaxBodyBytes,
+		timeout:      cfg.FetchTimeout,
+		decorate:     cfg.DecorateRequest,
+		maxRedirects: DefaultMaxRedirects,
 	}
 }
 
@@ -78,67 +106,52 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 		p.skip(ReasonInvalidURL, err)
 		return false
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		p.skip(ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", p.URL))
+	if reason, err := f.check(ctx, u); reason != ReasonCrawled {
+		p.skip(reason, err)
 		return false
-	}
-	if hasNonHTMLExtension(u.Path) {
-		p.skip(ReasonExtension, nil)
-		return false
-	}
-	private, err := f.detector.IsPrivate(u.Hostname())
-	if err != nil {
-		p.skip(ReasonInvalidURL, err)
-		return false
-	}
-	if private {
-		p.skip(ReasonPrivateNetwork, fmt.Errorf("crawler: host %q: %w", u.Hostname(), privnet.ErrPrivateAddress))
-		return false
-	}
-	for _, g := range f.gates {
-		if err := g.Admit(ctx, u); err != nil {
-			p.skip(reasonOf(err, ReasonGate), err)
-			return false
-		}
 	}
 	return true
 }
 
-// fetch sends the request and reads the body into p.
+// check decides whether u may be requested, as the first URL of a fetch or
+// as the target of a redirect: it returns ReasonCrawled if so, otherwise
+// the reason to report and the error behind it, if any.
+func (f *Fetcher) check(ctx context.Context, u *url.URL) (Reason, error) {
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", u.Redacted())
+	}
+	if hasNonHTMLExtension(u.Path) {
+		return ReasonExtension, nil
+	}
+	private, err := f.detector.IsPrivate(u.Hostname())
+	if err != nil {
+		return ReasonInvalidURL, err
+	}
+	if private {
+		return ReasonPrivateNetwork, fmt.Errorf("crawler: host %q: %w", u.Hostname(), privnet.ErrPrivateAddress)
+	}
+	for _, g := range f.gates {
+		if err := g.Admit(ctx, u); err != nil {
+			return reasonOf(err, ReasonGate), err
+		}
+	}
+	return ReasonCrawled, nil
+}
+
+// fetch sends the request, following redirects, and reads the body into p.
 func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	fctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(fctx, http.MethodGet, p.URL, nil)
-	if err != nil {
-		p.skip(ReasonInvalidURL, err)
-		return false
-	}
-	req.Header.Set("User-Agent", DefaultUserAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
-	if f.decorate != nil {
-		if err := f.decorate(req); err != nil {
-			p.skip(ReasonFetchError, fmt.Errorf("crawler: decorate request: %w", err))
-			return false
-		}
-	}
 
 	start := time.Now()
 	defer func() { p.outcome.duration = time.Since(start) }()
-	res, err := f.getter.Do(req)
-	if err != nil {
-		f.failed(ctx, p, err)
+	res := f.follow(ctx, fctx, p)
+	if res == nil {
 		return false
-	}
-	if res.Body == nil {
-		res.Body = http.NoBody // a URLGetter other than http.Client may leave it nil
 	}
 	defer res.Body.Close()
 
 	p.FetchedAt = time.Now()
-	p.FinalURL = p.URL
-	if res.Request != nil && res.Request.URL != nil {
-		p.FinalURL = res.Request.URL.String()
-	}
 	p.StatusCode = res.StatusCode
 	p.ContentType = res.Header.Get("Content-Type")
 	if res.StatusCode < 200 || res.StatusCode > 299 {
@@ -155,6 +168,7 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	}
 	p.NoIndex, p.noFollow = robotsDirectives(res.Header.Values("X-Robots-Tag"))
 
+	var err error
 	p.Body, err = readBounded(p.Body[:0], res.Body, f.maxBody+1, res.ContentLength)
 	p.outcome.bytes = int64(len(p.Body))
 	if err != nil {
@@ -177,6 +191,32 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		return false
 	}
 	return true
+}
+
+// send builds the request for target, with the fetch's context, headers
+// and decorator, and sends it.
+func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, Skip(ReasonInvalidURL, err)
+	}
+	req.Header.Set("User-Agent", DefaultUserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+	if f.decorate != nil {
+		// Called for every hop, so that the decorator sees the URL the
+		// request goes to and can keep credentials to their own host.
+		if err := f.decorate(req); err != nil {
+			return nil, Skip(ReasonFetchError, fmt.Errorf("crawler: decorate request: %w", err))
+		}
+	}
+	res, err := f.getter.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if res.Body == nil {
+		res.Body = http.NoBody // a URLGetter other than http.Client may leave it nil
+	}
+	return res, nil
 }
 
 // failed records a request error; when the crawl itself is being cancelled

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
@@ -26,20 +27,42 @@ import (
 // the page says nofollow (meta robots or X-Robots-Tag), Links otherwise.
 // <meta name="robots" content="noindex"> sets Payload.NoIndex.
 //
+// Every link is normalised with package urlnorm before it is de-duplicated
+// and stored, so that the spellings of one URL ("HTTP://Example.com:80/a/../b"
+// and "http://example.com/b") become one link; links urlnorm rejects are
+// dropped. The optional normalisations (query sorting, tracking parameters)
+// are off unless LinkOptions turns them on.
+//
 // Links to non-HTML content (by extension), to literal private addresses
 // and to local-only names are dropped. No DNS lookup happens here: names
 // are checked when, and if, they are fetched.
 type LinkExtractor struct {
 	detector PrivateNetworkDetector
+	norm     urlnorm.Options
 }
 
-// NewLinkExtractor returns the link extraction stage; a nil detector means
-// privnet.New().
+// LinkOptions are the link extraction stage's settings; see
+// NewLinkExtractorWithOptions. The zero value gives the defaults.
+type LinkOptions struct {
+	// Normalization selects urlnorm's optional normalisations of extracted
+	// links. The zero value applies only those that never change which
+	// resource a URL names; StripTracking and SortQuery merge more variants
+	// of a page at the price of rewriting the query its server receives.
+	Normalization urlnorm.Options
+}
+
+// NewLinkExtractor returns the link extraction stage with the default
+// LinkOptions; a nil detector means privnet.New().
 func NewLinkExtractor(detector PrivateNetworkDetector) *LinkExtractor {
+	return NewLinkExtractorWithOptions(detector, LinkOptions{})
+}
+
+// NewLinkExtractorWithOptions is NewLinkExtractor with options.
+func NewLinkExtractorWithOptions(detector PrivateNetworkDetector, opts LinkOptions) *LinkExtractor {
 	if detector == nil {
 		detector = privnet.New()
 	}
-	return &LinkExtractor{detector: detector}
+	return &LinkExtractor{detector: detector, norm: opts.Normalization}
 }
 
 // Process implements pipeline.Processor.
@@ -137,6 +160,9 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string
 	if u == nil {
 		return
 	}
+	if link, u = e.normalize(link, u); u == nil {
+		return
+	}
 	if ref, dup := set.seen[link]; dup {
 		if ref.noFollow && !noFollow {
 			p.NoFollowLinks = removeAt(p.NoFollowLinks, ref.index, set)
@@ -156,6 +182,27 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string
 	}
 	set.seen[link] = linkRef{index: len(p.Links)}
 	p.Links = append(p.Links, link)
+}
+
+// normalize returns the canonical form of a resolved link and its parsed
+// form, or a nil URL if the link is to be dropped. Already canonical links,
+// the common case, cost neither an allocation nor a parse.
+func (e *LinkExtractor) normalize(link string, u *url.URL) (string, *url.URL) {
+	n, err := urlnorm.Normalize(link, e.norm)
+	if err != nil {
+		return "", nil
+	}
+	if n == link {
+		return link, u
+	}
+	if len(n) > MaxURLLength {
+		return "", nil
+	}
+	back, err := url.Parse(n)
+	if err != nil || back.Host == "" {
+		return "", nil
+	}
+	return n, back
 }
 
 // keep applies the filters that need the parsed URL.

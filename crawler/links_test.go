@@ -13,6 +13,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler/mocks"
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
 func extractFrom(t *testing.T, e *LinkExtractor, pageURL, body string) *Payload {
@@ -40,7 +41,7 @@ func TestLinkExtractorHostileInput(t *testing.T) {
 			links: []string{"https://example.com/d", "https://example.com/s", "https://example.com/u", "https://example.com/upper"}},
 		{name: "relative and network-path references",
 			body:  `<a href="sib">s</a><a href="../up">u</a><a href="//other.org/x">n</a><a href="?q=1">q</a><a href="http://abs.net">a</a>`,
-			links: []string{"https://example.com/dir/sib", "https://example.com/up", "https://other.org/x", "https://example.com/dir/page.html?q=1", "http://abs.net"}},
+			links: []string{"https://example.com/dir/sib", "https://example.com/up", "https://other.org/x", "https://example.com/dir/page.html?q=1", "http://abs.net/"}},
 		{name: "fragments removed and deduplicated",
 			body:  `<a href="/a#x">1</a><a href="/a#y">2</a><a href="/a">3</a><a href="#top">self</a><a href="">empty</a>`,
 			links: []string{"https://example.com/a"}},
@@ -197,5 +198,54 @@ func TestResolveURL(t *testing.T) {
 		if got != want {
 			t.Errorf("resolveURL(%q) = %q, want %q", href, got, want)
 		}
+	}
+}
+
+// Links are normalised before de-duplication: the spellings of one URL
+// become one link, stored in canonical form.
+func TestLinkExtractorNormalizes(t *testing.T) {
+	const body = `<a href="HTTP://Example.COM:80/a/./b/../c?">1</a>
+		<a href="http://example.com/a/c">2</a>
+		<a href="http://example.com/%7Euser/%e2%82%ac" rel=nofollow>3</a>
+		<a href="http://example.com/~user/%E2%82%AC">4</a>
+		<a href="http://bücher.example./x">5</a>
+		<a href="http://example.com/q?b=2&utm_source=x&a=1">6</a>
+		<a href="http://example.com/q?a=1&b=2">7</a>
+		<a href="http://example.com:0/">bad port</a>`
+	cases := []struct {
+		name string
+		opts LinkOptions
+		want []string
+	}{
+		{name: "default", want: []string{
+			"http://example.com/a/c",
+			"http://example.com/~user/%E2%82%AC",
+			"http://xn--bcher-kva.example/x",
+			"http://example.com/q?b=2&utm_source=x&a=1",
+			"http://example.com/q?a=1&b=2",
+		}},
+		{name: "sort and strip", opts: LinkOptions{Normalization: urlnorm.Options{SortQuery: true, StripTracking: true}}, want: []string{
+			"http://example.com/a/c",
+			"http://example.com/~user/%E2%82%AC",
+			"http://xn--bcher-kva.example/x",
+			"http://example.com/q?a=1&b=2",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := extractFrom(t, NewLinkExtractorWithOptions(nil, c.opts), "http://example.com/", body)
+			defer p.MarkAsProcessed()
+			if !slices.Equal(p.Links, c.want) {
+				t.Errorf("Links = %q, want %q", p.Links, c.want)
+			}
+			if len(p.NoFollowLinks) != 0 {
+				t.Errorf("NoFollowLinks = %q, want none: the followed spelling wins", p.NoFollowLinks)
+			}
+			for _, l := range p.Links {
+				if n, err := urlnorm.Normalize(l, c.opts.Normalization); err != nil || n != l {
+					t.Errorf("stored link %q is not canonical: %q, %v", l, n, err)
+				}
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ const (
 	// in a private network.
 	ReasonPrivateNetwork
 	// ReasonFetchError: the request failed (connection, TLS, timeout,
-	// redirect loop, body read, request decorator...).
+	// body read, request decorator...).
 	ReasonFetchError
 	// ReasonHTTPStatus: the server answered with a status outside 2xx.
 	ReasonHTTPStatus
@@ -56,26 +56,34 @@ const (
 	// ReasonCanceled: the crawl stopped (its context was cancelled, or
 	// another page's error aborted it) before the page was finished.
 	ReasonCanceled
+	// ReasonRedirectLoop: a redirect led back to a URL already visited in
+	// the same fetch.
+	ReasonRedirectLoop
+	// ReasonTooManyRedirects: the fetch gave up after the maximum number of
+	// redirects (see FetchOptions.MaxRedirects).
+	ReasonTooManyRedirects
 	numReasons
 )
 
 var reasonNames = [numReasons]string{
-	ReasonCrawled:        "crawled",
-	ReasonInvalidURL:     "invalid-url",
-	ReasonExtension:      "non-html-extension",
-	ReasonPrivateNetwork: "private-network",
-	ReasonFetchError:     "fetch-error",
-	ReasonHTTPStatus:     "http-status",
-	ReasonContentType:    "content-type",
-	ReasonTooLarge:       "too-large",
-	ReasonCharset:        "charset",
-	ReasonRobots:         "robots",
-	ReasonScope:          "scope",
-	ReasonDepth:          "depth",
-	ReasonDuplicate:      "duplicate",
-	ReasonGate:           "refused",
-	ReasonDropped:        "dropped",
-	ReasonCanceled:       "canceled",
+	ReasonCrawled:          "crawled",
+	ReasonInvalidURL:       "invalid-url",
+	ReasonExtension:        "non-html-extension",
+	ReasonPrivateNetwork:   "private-network",
+	ReasonFetchError:       "fetch-error",
+	ReasonHTTPStatus:       "http-status",
+	ReasonContentType:      "content-type",
+	ReasonTooLarge:         "too-large",
+	ReasonCharset:          "charset",
+	ReasonRobots:           "robots",
+	ReasonScope:            "scope",
+	ReasonDepth:            "depth",
+	ReasonDuplicate:        "duplicate",
+	ReasonGate:             "refused",
+	ReasonDropped:          "dropped",
+	ReasonCanceled:         "canceled",
+	ReasonRedirectLoop:     "redirect-loop",
+	ReasonTooManyRedirects: "too-many-redirects",
 }
 
 // String returns the reason's stable, kebab-case name.

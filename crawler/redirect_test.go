@@ -1,0 +1,317 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/robots"
+)
+
+// hitLog records the paths a test server was asked for, with the method.
+type hitLog struct {
+	mu   sync.Mutex
+	hits []string
+}
+
+func (l *hitLog) add(r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hits = append(l.hits, r.Method+" "+r.URL.RequestURI())
+}
+
+func (l *hitLog) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.hits)
+}
+
+// loopbackServer starts a test server whose handler records every request.
+func loopbackServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *hitLog) {
+	t.Helper()
+	log := &hitLog{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s, log
+}
+
+// netipLoopback is the allow-list that lets tests reach their own servers.
+var netipLoopback = netip.MustParsePrefix("127.0.0.1/32")
+
+// loopbackConfig is a Config that may reach the test servers, and nothing
+// else private, through the default getter.
+func loopbackConfig() Config {
+	return Config{
+		PrivateNetworkDetector: privnet.New(netipLoopback),
+		MaxBodyBytes:           1 << 16,
+		FetchTimeout:           5 * time.Second,
+	}
+}
+
+// fetchWith runs one fetch of rawURL and returns the payload, and whether
+// it was kept. Idle connections are closed afterwards so goleak sees none.
+func fetchWith(t *testing.T, cfg Config, opts FetchOptions, rawURL string) (*Payload, bool) {
+	t.Helper()
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := cfg.URLGetter.(*http.Client); ok {
+		t.Cleanup(c.CloseIdleConnections)
+	}
+	f, err := NewFetcherWithOptions(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPayload([16]byte{1}, rawURL, time.Time{})
+	t.Cleanup(p.MarkAsProcessed)
+	out, err := f.Process(context.Background(), p)
+	if err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	return p, out != nil
+}
+
+func htmlPage(w http.ResponseWriter, body string) {
+	w.Header().Set("Content-Type", "text/html")
+	_, _ = io.WriteString(w, body)
+}
+
+// redirectSite serves redirects under /r/ (the path after it is the
+// Location) and HTML pages elsewhere.
+func redirectSite(t *testing.T) (*httptest.Server, *hitLog) {
+	return loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/r/"):
+			code := http.StatusFound
+			if c := r.URL.Query().Get("code"); c != "" {
+				_, _ = fmt.Sscan(c, &code)
+			}
+			w.Header().Set("Location", strings.TrimPrefix(r.URL.Path, "/r/"))
+			w.WriteHeader(code)
+			_, _ = io.WriteString(w, "moved")
+		case strings.HasPrefix(r.URL.Path, "/count/"):
+			var n int
+			_, _ = fmt.Sscan(strings.TrimPrefix(r.URL.Path, "/count/"), &n)
+			http.Redirect(w, r, fmt.Sprintf("/count/%d", n+1), http.StatusMovedPermanently)
+		case r.URL.Path == "/self":
+			http.Redirect(w, r, "./self", http.StatusFound)
+		case r.URL.Path == "/loop-a":
+			http.Redirect(w, r, "/loop-b", http.StatusFound)
+		case r.URL.Path == "/loop-b":
+			// The same URL as /loop-a, spelled otherwise.
+			http.Redirect(w, r, "HTTP://"+r.Host+"/x/../loop-a#frag", http.StatusFound)
+		default:
+			htmlPage(w, "<title>"+r.URL.Path+"</title>")
+		}
+	})
+}
+
+// recordingGate admits everything and records what it was asked.
+type recordingGate struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (g *recordingGate) Admit(_ context.Context, u *url.URL) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen = append(g.seen, u.Path)
+	return nil
+}
+
+// Every hop of a chain mixing 301, 302, 303, 307, 308 and relative and
+// absolute Locations is followed and checked by the gates; the page's
+// FinalURL is the last hop.
+func TestFetcherFollowsRedirectChain(t *testing.T) {
+	s, hits := redirectSite(t)
+	g := &recordingGate{}
+	cfg := loopbackConfig()
+	cfg.Gates = []Gate{g}
+	// 301 -> 303 (relative) -> 307 (absolute) -> 308 -> /page
+	d := "/r/" + s.URL + "/r/%2Fpage%3Fcode=308?code=307"
+	c := "/r/" + url.PathEscape(d) + "?code=303"
+	start := s.URL + "/r/" + url.PathEscape(c) + "?code=301"
+	p, kept := fetchWith(t, cfg, FetchOptions{}, start)
+	if !kept {
+		t.Fatalf("dropped: %v, %v", p.outcome.reason, p.outcome.err)
+	}
+	if want := s.URL + "/page"; p.FinalURL != want {
+		t.Errorf("FinalURL = %q, want %q", p.FinalURL, want)
+	}
+	if p.URL != start || p.StatusCode != 200 || string(p.Body) != "<title>/page</title>" {
+		t.Errorf("URL %q status %d body %q", p.URL, p.StatusCode, p.Body)
+	}
+	if n := len(hits.list()); n != 5 {
+		t.Errorf("server saw %d requests, want 5: %q", n, hits.list())
+	}
+	if len(g.seen) != 5 || g.seen[4] != "/page" {
+		t.Errorf("gate saw %q, want the 5 hops", g.seen)
+	}
+}
+
+func TestFetcherRedirectRefusals(t *testing.T) {
+	refuse := GateFunc(func(_ context.Context, u *url.URL) error {
+		switch {
+		case strings.HasPrefix(u.Path, "/outside"):
+			return Skip(ReasonScope, errors.New("not in scope"))
+		case strings.HasPrefix(u.Path, "/deep"):
+			return Skip(ReasonDepth, nil)
+		}
+		return nil
+	})
+	cases := []struct {
+		name     string
+		path     string
+		opts     FetchOptions
+		reason   Reason
+		errIs    error
+		requests int // how many requests the server should see
+	}{
+		{name: "loop, spelt differently", path: "/loop-a", reason: ReasonRedirectLoop, requests: 2},
+		{name: "to itself", path: "/self", reason: ReasonRedirectLoop, requests: 1},
+		{name: "too many", path: "/count/0", opts: FetchOptions{MaxRedirects: 3}, reason: ReasonTooManyRedirects, requests: 4},
+		{name: "none allowed", path: "/r/%2Fpage", opts: FetchOptions{MaxRedirects: -1}, reason: ReasonTooManyRedirects, requests: 1},
+		{name: "private address", path: "/r/http:%2F%2F10.1.2.3%2Fadmin", reason: ReasonPrivateNetwork, errIs: privnet.ErrPrivateAddress, requests: 1},
+		{name: "metadata address", path: "/r/http:%2F%2F169.254.169.254%2Flatest%2F", reason: ReasonPrivateNetwork, errIs: privnet.ErrPrivateAddress, requests: 1},
+		{name: "out of scope", path: "/r/%2Foutside%2Fpage", reason: ReasonScope, requests: 1},
+		{name: "too deep", path: "/r/%2Fdeep", reason: ReasonDepth, requests: 1},
+		{name: "other scheme", path: "/r/ftp:%2F%2Fexample.com%2F", reason: ReasonInvalidURL, requests: 1},
+		{name: "non-html extension", path: "/r/%2Fimage.png%3Fv=1", reason: ReasonExtension, requests: 1},
+		{name: "unparsable location", path: "/r/http:%2F%2F%5B::1", reason: ReasonFetchError, requests: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, hits := redirectSite(t)
+			cfg := loopbackConfig()
+			cfg.Gates = []Gate{refuse}
+			p, kept := fetchWith(t, cfg, c.opts, s.URL+c.path)
+			if kept {
+				t.Fatalf("kept %q", p.FinalURL)
+			}
+			if p.outcome.reason != c.reason {
+				t.Errorf("reason = %v, want %v (err %v)", p.outcome.reason, c.reason, p.outcome.err)
+			}
+			if c.errIs != nil && !errors.Is(p.outcome.err, c.errIs) {
+				t.Errorf("err = %v, want one matching %v", p.outcome.err, c.errIs)
+			}
+			if c.reason != ReasonExtension && c.reason != ReasonDepth && p.outcome.err == nil {
+				t.Error("no error says what was refused")
+			}
+			if n := len(hits.list()); n != c.requests {
+				t.Errorf("server saw %d requests, want %d: %q", n, c.requests, hits.list())
+			}
+			if p.FinalURL != "" {
+				t.Errorf("FinalURL = %q for a page not fetched", p.FinalURL)
+			}
+		})
+	}
+}
+
+// robotsGate obeys robots.txt through package robots.
+type robotsGate struct{ c *robots.Checker }
+
+func (g robotsGate) Admit(ctx context.Context, u *url.URL) error {
+	d, err := g.c.Allowed(ctx, u)
+	if err != nil {
+		return err
+	}
+	if !d.Allowed {
+		return Skip(ReasonRobots, nil)
+	}
+	return nil
+}
+
+// A redirect into a part of the site robots.txt disallows is not followed.
+func TestFetcherRedirectObeysRobots(t *testing.T) {
+	s, hits := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			_, _ = io.WriteString(w, "User-agent: *\nDisallow: /private/\n")
+		case "/open":
+			http.Redirect(w, r, "/private/page", http.StatusMovedPermanently)
+		default:
+			htmlPage(w, "secret")
+		}
+	})
+	cfg, err := loopbackConfig().withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker, err := robots.New(cfg.URLGetter, robots.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer checker.Close()
+	cfg.Gates = []Gate{robotsGate{checker}}
+	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/open")
+	if kept || p.outcome.reason != ReasonRobots {
+		t.Fatalf("kept %v, reason %v (%v); want robots", kept, p.outcome.reason, p.outcome.err)
+	}
+	if !strings.Contains(p.outcome.err.Error(), "/private/page") {
+		t.Errorf("err %q does not name the refused target", p.outcome.err)
+	}
+	if got, want := hits.list(), []string{"GET /robots.txt", "GET /open"}; !slices.Equal(got, want) {
+		t.Errorf("requests = %q, want %q", got, want)
+	}
+}
+
+// followingGetter follows redirects itself, as a custom URLGetter may.
+type followingGetter struct{ c *http.Client }
+
+func (g followingGetter) Do(req *http.Request) (*http.Response, error) { return g.c.Do(req) }
+
+// When the getter follows redirects on its own, the page it ends at is
+// still checked.
+func TestFetcherChecksFinalURLOfFollowingGetter(t *testing.T) {
+	s, _ := redirectSite(t)
+	cfg := loopbackConfig()
+	client := NewURLGetter(cfg.PrivateNetworkDetector)
+	defer client.CloseIdleConnections()
+	cfg.URLGetter = followingGetter{client}
+	cfg.Gates = []Gate{GateFunc(func(_ context.Context, u *url.URL) error {
+		if u.Path == "/outside" {
+			return Skip(ReasonScope, nil)
+		}
+		return nil
+	})}
+	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Finside")
+	if !kept || p.FinalURL != s.URL+"/inside" {
+		t.Errorf("kept %v FinalURL %q (%v)", kept, p.FinalURL, p.outcome.err)
+	}
+	p, kept = fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Foutside")
+	if kept || p.outcome.reason != ReasonScope {
+		t.Errorf("kept %v reason %v, want scope", kept, p.outcome.reason)
+	}
+}
+
+// A caller's *http.Client keeps following redirects when used elsewhere:
+// the Fetcher works on a copy.
+func TestWithoutRedirectsLeavesClientAlone(t *testing.T) {
+	c := &http.Client{}
+	g := WithoutRedirects(c)
+	if g == URLGetter(c) || c.CheckRedirect != nil {
+		t.Fatal("the caller's client was modified")
+	}
+	if err := g.(*http.Client).CheckRedirect(nil, nil); !errors.Is(err, http.ErrUseLastResponse) {
+		t.Fatalf("CheckRedirect = %v", err)
+	}
+	var other URLGetter = followingGetter{c}
+	if WithoutRedirects(other) != other {
+		t.Fatal("an unknown getter was replaced")
+	}
+}
