@@ -58,6 +58,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"NonASCII", testNonASCII},
 		{"EmptyDocument", testEmptyDocument},
 		{"HugeDocument", testHugeDocument},
+		{"UnusualBytes", testUnusualBytes},
 		{"ConcurrentIndexing", testConcurrentIndexing},
 		{"ConcurrentReplace", testConcurrentReplace},
 		{"IteratorClose", testIteratorClose},

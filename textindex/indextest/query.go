@@ -333,3 +333,17 @@ func testConcurrentReplace(t *testing.T, idx textindex.Indexer) {
 		}
 	}
 }
+
+// testUnusualBytes indexes text with NUL bytes and invalid UTF-8, which
+// crawled pages do contain: indexing must succeed, and the words around the
+// odd bytes stay searchable.
+func testUnusualBytes(t *testing.T, idx textindex.Indexer) {
+	doc := newDoc("odd\x00title", "before\x00middle\xff\xfeafter tail")
+	mustIndex(t, idx, doc)
+	if _, err := idx.FindByID(doc.LinkID); err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	for _, w := range []string{"odd", "title", "before", "middle", "after", "tail"} {
+		wantIDs(t, idx, match(w), doc)
+	}
+}

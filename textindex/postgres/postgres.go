@@ -32,8 +32,8 @@
 // ranked over the small key and score columns before the page being
 // returned is joined back to the stored text.
 //
-// PostgreSQL text cannot hold NUL bytes or invalid UTF-8, so Index drops
-// NULs and replaces invalid sequences with U+FFFD before storing a document.
+// PostgreSQL text cannot hold NUL bytes or invalid UTF-8, so Index replaces
+// both with U+FFFD before storing a document.
 //
 // Writes that fail with a serialization error (SQLSTATE 40001, as
 // CockroachDB reports contention) or a deadlock (40P01) are retried.

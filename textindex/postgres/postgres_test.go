@@ -91,7 +91,7 @@ func TestUnstorableText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FindByID: %v", err)
 	}
-	if got.Title != "nulbyte" || got.Content != "bad \uFFFD utf8" {
+	if got.Title != "nul\uFFFDbyte" || got.Content != "bad \uFFFD utf8" {
 		t.Fatalf("got title %q content %q", got.Title, got.Content)
 	}
 }

@@ -17,13 +17,14 @@ import (
 )
 
 // sanitize makes s storable as PostgreSQL text, which must be valid UTF-8
-// without NUL bytes: invalid sequences become U+FFFD and NULs are dropped.
+// without NUL bytes: both become U+FFFD, which also keeps the words on
+// either side apart.
 func sanitize(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.IndexByte(s, 0) < 0 {
 		return s
 	}
-	return strings.ReplaceAll(s, "\x00", "")
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
 // FindByID returns a copy of the document; see textindex.Indexer.
