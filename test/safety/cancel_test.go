@@ -38,7 +38,7 @@ func TestCancelAtRandomMoments(t *testing.T) {
 	defer graph.Close()
 	index := timemory.New()
 	defer index.Close()
-	links := make([]*linkgraph.Link, site.n)
+	links := make([]*linkgraph.Link, len(site.pages()))
 	for i, u := range site.pages() {
 		links[i] = &linkgraph.Link{URL: u}
 	}

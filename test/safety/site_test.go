@@ -66,19 +66,12 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "</body></html>")
 }
 
-// pageURL is the absolute URL of page i; page 0 is "/".
-func (s *testSite) pageURL(i int) string {
-	if i == 0 {
-		return s.URL + "/"
-	}
-	return fmt.Sprintf("%s/page/%d", s.URL, i)
-}
-
-// pages returns the URLs of every page of the site.
+// pages returns the URLs of every page of the site: "/" (which serves
+// page 0) and /page/0 to /page/n-1, all reachable from "/".
 func (s *testSite) pages() []string {
-	out := make([]string, s.n)
+	out := []string{s.URL + "/"}
 	for i := range s.n {
-		out[i] = s.pageURL(i)
+		out = append(out, fmt.Sprintf("%s/page/%d", s.URL, i))
 	}
 	return out
 }
