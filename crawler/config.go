@@ -27,6 +27,11 @@ const (
 	// DefaultMaxRedirects is how many redirects the default URLGetter
 	// follows, as net/http does.
 	DefaultMaxRedirects = 10
+	// DefaultStoreBatchSize is the most pages the graph updater and the
+	// indexer write in one go: enough to spend one commit on all that the
+	// fetch workers deliver meanwhile, small enough to keep each write
+	// short.
+	DefaultStoreBatchSize = 64
 	// DefaultUserAgent names the crawler in its requests.
 	DefaultUserAgent = "linksrus-crawler/1.0 (+https://github.com/linksrus/linksrus)"
 )
@@ -63,6 +68,12 @@ type Config struct {
 	// FetchWorkers is the number of pages fetched at once. Default:
 	// DefaultFetchWorkers.
 	FetchWorkers int
+
+	// StoreBatchSize is the most pages written to the graph, or to the
+	// index, in one batch. Batches are never waited for: a batch holds the
+	// pages that arrived while the previous one was being written. 1
+	// writes every page on its own. Default: DefaultStoreBatchSize.
+	StoreBatchSize int
 
 	// MaxBodyBytes is the largest body read; larger pages are skipped with
 	// ReasonTooLarge. Default: DefaultMaxBodyBytes.
@@ -101,6 +112,8 @@ func (cfg Config) withDefaults() (Config, error) {
 	switch {
 	case cfg.FetchWorkers < 0:
 		return cfg, fmt.Errorf("%w: FetchWorkers %d < 0", ErrInvalidConfig, cfg.FetchWorkers)
+	case cfg.StoreBatchSize < 0:
+		return cfg, fmt.Errorf("%w: StoreBatchSize %d < 0", ErrInvalidConfig, cfg.StoreBatchSize)
 	case cfg.MaxBodyBytes < 0:
 		return cfg, fmt.Errorf("%w: MaxBodyBytes %d < 0", ErrInvalidConfig, cfg.MaxBodyBytes)
 	case cfg.FetchTimeout < 0:
@@ -118,6 +131,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.FetchWorkers == 0 {
 		cfg.FetchWorkers = DefaultFetchWorkers
+	}
+	if cfg.StoreBatchSize == 0 {
+		cfg.StoreBatchSize = DefaultStoreBatchSize
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

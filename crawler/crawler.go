@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"runtime"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
@@ -55,28 +56,49 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 func stages(cfg Config) []pipeline.StageRunner {
 	s := []pipeline.StageRunner{
 		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
-		pipeline.FIFO(NewLinkExtractor(cfg.PrivateNetworkDetector)),
+		// Parsing is pure CPU and pages need not stay in order: one
+		// parser per CPU.
+		pipeline.FixedWorkerPool(NewLinkExtractor(cfg.PrivateNetworkDetector), runtime.GOMAXPROCS(0)),
 	}
-	// The text is only worth extracting if something reads it.
-	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
-		s = append(s, pipeline.FIFO(NewTextExtractor()))
-	}
-	var sinks []pipeline.Processor
+	// The stores come one after the other, each in batches: a batch is
+	// whatever has queued up while the previous one was written (the
+	// stage never waits to fill one), so under load one commit serves many
+	// pages and an idle crawl still writes each page at once. A page moves
+	// on, and so has its outcome reported, only once stored.
 	if cfg.Graph != nil {
-		sinks = append(sinks, NewGraphUpdater(cfg.Graph))
+		s = append(s, pipeline.Batch(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0))
+	}
+	// The text is only worth extracting if something reads it, and the
+	// graph does not: extracting it after the graph is written lets the
+	// links found on a page reach the graph, and a frontier fed from it,
+	// sooner.
+	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
+		s = append(s, pipeline.FixedWorkerPool(NewTextExtractor(), runtime.GOMAXPROCS(0)))
 	}
 	if cfg.Indexer != nil {
-		sinks = append(sinks, NewTextIndexer(cfg.Indexer))
+		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))
 	}
-	sinks = append(sinks, cfg.Processors...)
-	switch len(sinks) {
+	procs := cfg.Processors
+	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {
+		// A processor dropping its copy must not make a stored page count
+		// as dropped: the pass-through copy carries it to the end.
+		procs = append([]pipeline.Processor{passThrough{}}, procs...)
+	}
+	switch len(procs) {
 	case 0:
 	case 1:
-		s = append(s, pipeline.FIFO(sinks[0])) // no copy needed
+		s = append(s, pipeline.FIFO(procs[0])) // no copy needed
 	default:
-		s = append(s, pipeline.Broadcast(sinks...))
+		s = append(s, pipeline.Broadcast(procs...))
 	}
 	return s
+}
+
+// passThrough is a processor that forwards its payload unchanged.
+type passThrough struct{}
+
+func (passThrough) Process(_ context.Context, p pipeline.Payload) (pipeline.Payload, error) {
+	return p, nil
 }
 
 // Crawl fetches the links of it, updates the graph and the index, and

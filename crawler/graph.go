@@ -10,12 +10,29 @@ import (
 	"github.com/linksrus/linksrus/pipeline"
 )
 
-// GraphUpdater is the stage that writes a crawled page to the link graph in
-// three batch calls, whatever the number of links: one UpsertLinks for the
-// page itself (its RetrievedAt refreshed) and every link found on it, one
-// UpsertEdges for an edge to each followed link, and one RemoveStaleEdges
-// that deletes the page's edges that were not refreshed, that is the links
-// the page no longer has. No-follow links are stored without an edge.
+// GraphUpdater is the stage that writes crawled pages to the link graph. It
+// is both a pipeline.Processor (one page at a time) and a
+// pipeline.BatchProcessor: a batch of pages costs the same few graph calls
+// as one page, whatever the number of pages and links, which is what makes
+// a store that syncs every write to disk keep up with the fetchers.
+//
+// For a batch it makes, in this order:
+//
+//  1. one UpsertLinks for every link found on the pages and the pages
+//     themselves, to get their IDs (the pages' RetrievedAt unchanged);
+//  2. one UpsertEdges for an edge from each page to each link it follows
+//     (no-follow links are stored without an edge);
+//  3. a RemoveStaleEdges for each page that was retrieved before, deleting
+//     its edges that were not refreshed, that is the links the page no
+//     longer has. A page never retrieved has no edges of its own to drop:
+//     it is known by a zero RetrievedAt both in the payload and as the
+//     graph reports it back from step 1, as linkgraph backends do;
+//  4. one UpsertLinks setting the pages' RetrievedAt.
+//
+// Marking the pages retrieved last means that a crash part-way leaves them
+// due for fetching again rather than marked done with links or edges
+// missing. Every write is committed when the call returns, so the pages'
+// outcomes, reported after, describe stored pages.
 type GraphUpdater struct {
 	graph Graph
 	now   func() time.Time
@@ -26,9 +43,11 @@ func NewGraphUpdater(g Graph) *GraphUpdater {
 	return &GraphUpdater{graph: g, now: time.Now}
 }
 
-// graphBatch holds one page's links and edges; pooled so that pages reuse
-// the slices and structs instead of allocating them.
+// graphBatch holds the links and edges of a batch of pages; pooled so that
+// batches reuse the slices instead of allocating them.
 type graphBatch struct {
+	pages    []*Payload
+	first    []int // index in links of each page's own link
 	links    []linkgraph.Link
 	linkPtrs []*linkgraph.Link
 	edges    []linkgraph.Edge
@@ -38,11 +57,20 @@ type graphBatch struct {
 var graphBatchPool = sync.Pool{New: func() any { return new(graphBatch) }}
 
 func (b *graphBatch) reset() {
+	clear(b.pages)
 	clear(b.links) // drop the URL strings
 	clear(b.linkPtrs)
 	clear(b.edgePtrs)
+	b.pages, b.first = b.pages[:0], b.first[:0]
 	b.links, b.linkPtrs = b.links[:0], b.linkPtrs[:0]
 	b.edges, b.edgePtrs = b.edges[:0], b.edgePtrs[:0]
+}
+
+func getGraphBatch() *graphBatch { return graphBatchPool.Get().(*graphBatch) }
+
+func (b *graphBatch) release() {
+	b.reset()
+	graphBatchPool.Put(b)
 }
 
 // Process implements pipeline.Processor.
@@ -51,46 +79,101 @@ func (u *GraphUpdater) Process(_ context.Context, pp pipeline.Payload) (pipeline
 	if err != nil {
 		return nil, fmt.Errorf("crawler: update graph: %w", err)
 	}
-	b := graphBatchPool.Get().(*graphBatch)
-	defer func() {
-		b.reset()
-		graphBatchPool.Put(b)
-	}()
+	b := getGraphBatch()
+	defer b.release()
+	b.pages = append(b.pages, p)
+	if err := u.update(b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
-	retrieved := p.FetchedAt
-	if retrieved.IsZero() {
-		retrieved = u.now()
+// ProcessBatch implements pipeline.BatchProcessor: it stores every page of
+// batch and forwards them all, or fails as a whole.
+func (u *GraphUpdater) ProcessBatch(_ context.Context, batch []pipeline.Payload) error {
+	b := getGraphBatch()
+	defer b.release()
+	for _, pp := range batch {
+		p, err := asPayload(pp)
+		if err != nil {
+			return fmt.Errorf("crawler: update graph: %w", err)
+		}
+		b.pages = append(b.pages, p)
 	}
-	// links[0] is the page; then the followed links, then the others.
-	b.links = append(b.links, linkgraph.Link{URL: p.URL, RetrievedAt: retrieved})
-	for _, l := range p.Links {
-		b.links = append(b.links, linkgraph.Link{URL: l})
+	return u.update(b)
+}
+
+// update writes the pages of b (see GraphUpdater).
+func (u *GraphUpdater) update(b *graphBatch) error {
+	if len(b.pages) == 0 {
+		return nil
 	}
-	for _, l := range p.NoFollowLinks {
-		b.links = append(b.links, linkgraph.Link{URL: l})
+	// Each page's own link, then the links it follows, then the others.
+	for _, p := range b.pages {
+		b.first = append(b.first, len(b.links))
+		b.links = append(b.links, linkgraph.Link{URL: p.URL})
+		for _, l := range p.Links {
+			b.links = append(b.links, linkgraph.Link{URL: l})
+		}
+		for _, l := range p.NoFollowLinks {
+			b.links = append(b.links, linkgraph.Link{URL: l})
+		}
 	}
 	for i := range b.links {
 		b.linkPtrs = append(b.linkPtrs, &b.links[i])
 	}
 	if err := u.graph.UpsertLinks(b.linkPtrs); err != nil {
-		return nil, fmt.Errorf("crawler: update graph: upsert links of %q: %w", p.URL, err)
+		return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)
 	}
 
-	src := b.links[0].ID
 	staleBefore := u.now()
-	for _, dst := range b.links[1 : 1+len(p.Links)] {
-		b.edges = append(b.edges, linkgraph.Edge{Src: src, Dst: dst.ID})
+	for i, p := range b.pages {
+		src := b.links[b.first[i]].ID
+		for _, dst := range b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)] {
+			b.edges = append(b.edges, linkgraph.Edge{Src: src, Dst: dst.ID})
+		}
 	}
 	for i := range b.edges {
 		b.edgePtrs = append(b.edgePtrs, &b.edges[i])
 	}
 	if len(b.edgePtrs) > 0 {
 		if err := u.graph.UpsertEdges(b.edgePtrs); err != nil {
-			return nil, fmt.Errorf("crawler: update graph: upsert edges of %q: %w", p.URL, err)
+			return fmt.Errorf("crawler: update graph: upsert edges of %s: %w", b.describe(), err)
 		}
 	}
-	if err := u.graph.RemoveStaleEdges(src, staleBefore); err != nil {
-		return nil, fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
+	for i, p := range b.pages {
+		// The graph fills in the stored RetrievedAt (see
+		// linkgraph.Graph.UpsertLink); the iterator's may be missing.
+		if own := b.links[b.first[i]]; own.RetrievedAt.IsZero() && p.RetrievedAt.IsZero() {
+			continue
+		}
+		src := b.links[b.first[i]].ID
+		if err := u.graph.RemoveStaleEdges(src, staleBefore); err != nil {
+			return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
+		}
 	}
-	return p, nil
+
+	// Reuse the front of the slices for the pages' own links.
+	clear(b.linkPtrs)
+	b.linkPtrs = b.linkPtrs[:0]
+	for i, p := range b.pages {
+		retrieved := p.FetchedAt
+		if retrieved.IsZero() {
+			retrieved = u.now()
+		}
+		b.links[i] = linkgraph.Link{URL: p.URL, RetrievedAt: retrieved}
+		b.linkPtrs = append(b.linkPtrs, &b.links[i])
+	}
+	if err := u.graph.UpsertLinks(b.linkPtrs); err != nil {
+		return fmt.Errorf("crawler: update graph: mark %s retrieved: %w", b.describe(), err)
+	}
+	return nil
+}
+
+// describe names the pages of b for an error message.
+func (b *graphBatch) describe() string {
+	if len(b.pages) == 1 {
+		return fmt.Sprintf("%q", b.pages[0].URL)
+	}
+	return fmt.Sprintf("%d pages from %q", len(b.pages), b.pages[0].URL)
 }

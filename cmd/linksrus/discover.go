@@ -27,9 +27,9 @@ type discoveringGraph struct {
 	run *crawlRun
 
 	mu sync.Mutex
-	// candidates maps the IDs of links that may need fetching to their URL,
-	// until an edge to them is seen.
-	candidates map[uuid.UUID]string
+	// candidates holds the links that may need fetching, by ID, until an
+	// edge to them is seen.
+	candidates map[uuid.UUID]linkgraph.Link
 	// referrers keeps a few pages linking to each queued link.
 	referrers map[uuid.UUID][]uuid.UUID
 }
@@ -38,7 +38,7 @@ func newDiscoveringGraph(g crawler.Graph, run *crawlRun) *discoveringGraph {
 	return &discoveringGraph{
 		Graph:      g,
 		run:        run,
-		candidates: make(map[uuid.UUID]string),
+		candidates: make(map[uuid.UUID]linkgraph.Link),
 		referrers:  make(map[uuid.UUID][]uuid.UUID),
 	}
 }
@@ -51,8 +51,17 @@ func (g *discoveringGraph) UpsertLinks(links []*linkgraph.Link) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, l := range links {
-		if l.RetrievedAt.Before(g.run.cutoff) && !g.run.frontier.isSeen(l.ID) {
-			g.candidates[l.ID] = l.URL
+		if !l.RetrievedAt.Before(g.run.cutoff) {
+			// The crawler marks a page retrieved once it has stored the
+			// page's links and edges: if the page is one of this run's,
+			// its request slot can go to the next page of its host.
+			g.run.frontier.fetched(l.ID)
+			continue
+		}
+		if !g.run.frontier.isSeen(l.ID) {
+			// Keep RetrievedAt: the crawler relies on it to tell a page
+			// fetched before, whose stale edges must go, from a new one.
+			g.candidates[l.ID] = *l
 		}
 	}
 	return nil
@@ -76,7 +85,7 @@ func (g *discoveringGraph) follow(src, dst uuid.UUID) {
 	if refs := g.referrers[dst]; len(refs) < maxReferrers {
 		g.referrers[dst] = append(refs, src)
 	}
-	rawURL, ok := g.candidates[dst]
+	cand, ok := g.candidates[dst]
 	g.mu.Unlock()
 	if !ok {
 		return
@@ -85,7 +94,7 @@ func (g *discoveringGraph) follow(src, dst uuid.UUID) {
 	if d, ok := r.frontier.depthOf(src); ok {
 		depth = d + 1
 	}
-	u, reason := r.check(rawURL, depth)
+	u, reason := r.check(cand.URL, depth)
 	switch {
 	case reason == scope.SkipDepth:
 		// A shorter path may still reach it: keep it a candidate.
@@ -96,7 +105,7 @@ func (g *discoveringGraph) follow(src, dst uuid.UUID) {
 	case !r.inPartition(dst):
 		// Another process's share; it finds the link in the graph.
 	default:
-		r.frontier.add(linkgraph.Link{ID: dst, URL: rawURL}, u.Host, depth)
+		r.frontier.add(cand, u.Host, depth)
 	}
 	g.mu.Lock()
 	delete(g.candidates, dst)

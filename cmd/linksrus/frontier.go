@@ -22,7 +22,8 @@ import (
 // The queue itself is a politeness.Scheduler, so Next hands out a link only
 // when its host has a free request slot and its delay has elapsed, and a
 // slow host never holds the fetch workers while other hosts have work. The
-// host's slot is released when the page's outcome is reported (done).
+// host's slot is released once the page is stored in the graph (fetched),
+// or when its outcome is reported (done) if it never gets there.
 //
 // Each link is queued at most once per run (seen), which is also what makes
 // a failed page tried once per run rather than again and again.
@@ -106,15 +107,31 @@ func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
 	return d, ok
 }
 
-// done records that the page handed out for id has left the crawl pipeline
-// and frees its host's request slot.
-func (f *frontier) done(id uuid.UUID) {
+// fetched frees the request slot of the host of the page handed out for
+// id, as soon as the page is fetched and stored in the graph: its request
+// is long over, and waiting for the text index as well would let a slow
+// index hold back requests to the host. The page stays in flight until
+// done, since it can still add links until then.
+func (f *frontier) fetched(id uuid.UUID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.releaseLocked(id)
+}
+
+// releaseLocked frees the host slot held for id, once. f.mu must be held.
+func (f *frontier) releaseLocked(id uuid.UUID) {
 	if l := f.leases[id]; l != nil {
 		l.Release()
 		delete(f.leases, id)
 	}
+}
+
+// done records that the page handed out for id has left the crawl pipeline
+// and frees its host's request slot if fetched has not.
+func (f *frontier) done(id uuid.UUID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.releaseLocked(id)
 	delete(f.depth, id)
 	f.inFlight--
 	f.wakeIfOver()
