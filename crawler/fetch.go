@@ -206,7 +206,7 @@ func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, err
 		// Called for every hop, so that the decorator sees the URL the
 		// request goes to and can keep credentials to their own host.
 		if err := f.decorate(req); err != nil {
-			return nil, Skip(ReasonFetchError, fmt.Errorf("crawler: decorate request: %w", err))
+			return nil, fmt.Errorf("crawler: decorate request: %w", err)
 		}
 	}
 	res, err := f.getter.Do(req)

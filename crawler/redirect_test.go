@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/robots"
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // hitLog records the paths a test server was asked for, with the method.
@@ -315,3 +318,56 @@ func TestWithoutRedirectsLeavesClientAlone(t *testing.T) {
 		t.Fatal("an unknown getter was replaced")
 	}
 }
+
+// Through a whole crawl, each URL's Outcome says where a redirect led, or
+// why it was not followed.
+func TestCrawlReportsRedirects(t *testing.T) {
+	s, _ := redirectSite(t)
+	var mu sync.Mutex
+	got := map[string]Outcome{}
+	cfg := loopbackConfig()
+	cfg.FetchWorkers = 2
+	cfg.OnOutcome = func(o Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[strings.TrimPrefix(o.URL, s.URL)] = o
+	}
+	c, err := NewCrawler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/r/%2Fhome", "/loop-a", "/r/http:%2F%2F10.0.0.1%2F"}
+	var links []*linkgraph.Link
+	for _, p := range paths {
+		links = append(links, &linkgraph.Link{ID: uuid.New(), URL: s.URL + p})
+	}
+	if n, err := c.Crawl(context.Background(), &sliceLinks{links: links}); n != 1 || err != nil {
+		t.Fatalf("Crawl = %d, %v", n, err)
+	}
+	want := map[string]struct {
+		reason Reason
+		final  string
+		status int
+	}{
+		"/r/%2Fhome":                {ReasonCrawled, s.URL + "/home", 200},
+		"/loop-a":                   {ReasonRedirectLoop, "", 302},
+		"/r/http:%2F%2F10.0.0.1%2F": {ReasonPrivateNetwork, "", 302},
+	}
+	for path, w := range want {
+		o := got[path]
+		if o.Reason != w.reason || o.FinalURL != w.final || o.StatusCode != w.status {
+			t.Errorf("%s: %v %q %d (%v), want %v %q %d", path, o.Reason, o.FinalURL, o.StatusCode, o.Err, w.reason, w.final, w.status)
+		}
+	}
+}
+
+// sliceLinks is a linkgraph.LinkIterator over a slice.
+type sliceLinks struct {
+	links []*linkgraph.Link
+	i     int
+}
+
+func (it *sliceLinks) Next() bool            { it.i++; return it.i <= len(it.links) }
+func (it *sliceLinks) Link() *linkgraph.Link { return it.links[it.i-1] }
+func (it *sliceLinks) Error() error          { return nil }
+func (it *sliceLinks) Close() error          { return nil }
