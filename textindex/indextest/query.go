@@ -97,7 +97,9 @@ func testQuerySyntaxIsText(t *testing.T, idx textindex.Indexer) {
 }
 
 func testPaging(t *testing.T, idx textindex.Indexer) {
-	const n = 25
+	// Enough results that a backend fetching in batches crosses batch
+	// boundaries.
+	const n = 150
 	var all []*textindex.Document
 	for i := range n {
 		// Equal text, so equal relevance: the order rests on the tie-break.
@@ -111,7 +113,7 @@ func testPaging(t *testing.T, idx textindex.Indexer) {
 	if total != n || len(full) != n {
 		t.Fatalf("got %d docs, TotalCount %d, want %d", len(full), total, n)
 	}
-	for _, off := range []uint64{0, 1, 10, 24} {
+	for _, off := range []uint64{0, 1, 10, 63, 64, 65, 100, 149} {
 		q := match("paging")
 		q.Offset = off
 		got, total := search(t, idx, q)
@@ -122,7 +124,7 @@ func testPaging(t *testing.T, idx textindex.Indexer) {
 			t.Fatalf("Offset %d: got %v, want %v", off, ids(got), ids(full[off:]))
 		}
 	}
-	for _, off := range []uint64{25, 26, 1 << 40, 1<<64 - 1} {
+	for _, off := range []uint64{n, n + 1, 1 << 40, 1<<64 - 1} {
 		q := match("paging")
 		q.Offset = off
 		got, total := search(t, idx, q)

@@ -76,7 +76,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
 	words := terms.Split(q.Expression)
-	it := &iterator{pool: i.pool, offset: q.Offset, text: strings.Join(words, " ")}
+	it := &iterator{pool: i.pool, offset: q.Offset, size: firstBatch, text: strings.Join(words, " ")}
 	if len(words) == 0 {
 		it.done = true
 		return it, nil
@@ -110,8 +110,12 @@ const pageSQL = `
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
-// batchSize is how many results an iterator fetches at a time.
-const batchSize = 64
+// An iterator's first fetch reads firstBatch results; later ones double in
+// size up to maxBatch, because every fetch ranks all hits again.
+const (
+	firstBatch = 64
+	maxBatch   = 4096
+)
 
 // iterator fetches results in batches, each its own statement, so it holds
 // no connection between calls; a document changed while paging may move
@@ -124,6 +128,7 @@ type iterator struct {
 	total   uint64
 
 	batch []*textindex.Document
+	size  int // rows the next fetch asks for
 	cur   *textindex.Document
 	done  bool
 	err   error
@@ -145,7 +150,7 @@ func (it *iterator) Next() bool {
 }
 
 func (it *iterator) fetch() {
-	rows, err := it.pool.Query(context.Background(), it.pageSQL, it.text, batchSize, int64(it.offset))
+	rows, err := it.pool.Query(context.Background(), it.pageSQL, it.text, it.size, int64(it.offset))
 	if err != nil {
 		it.err = fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 		return
@@ -166,9 +171,10 @@ func (it *iterator) fetch() {
 		return
 	}
 	it.offset += uint64(len(it.batch))
-	if len(it.batch) < batchSize || it.offset >= it.total {
+	if len(it.batch) < it.size || it.offset >= it.total {
 		it.done = true
 	}
+	it.size = min(2*it.size, maxBatch)
 }
 
 func (it *iterator) Document() *textindex.Document {

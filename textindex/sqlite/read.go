@@ -78,7 +78,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
 	expr := matchExpr(q)
-	it := &iterator{db: i.db, expr: expr, offset: q.Offset}
+	it := &iterator{db: i.db, expr: expr, offset: q.Offset, size: firstBatch}
 	if expr == "" {
 		it.done = true
 		return it, nil
@@ -96,10 +96,15 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	return it, nil
 }
 
-// batchSize is how many results an iterator fetches at a time: a page or
-// two of a typical result list, so that a caller reading the first ten
-// results does not pay for materialising thousands.
-const batchSize = 64
+// An iterator's first fetch reads firstBatch results, a page or two of a
+// typical result list, so that a caller reading the first ten results does
+// not pay for materialising thousands. Every fetch ranks all hits again, so
+// later fetches double in size (up to maxBatch) to keep a full walk over n
+// results at O(log n) rankings.
+const (
+	firstBatch = 64
+	maxBatch   = 4096
+)
 
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
 // only the requested page back to the stored text.
@@ -125,6 +130,7 @@ type iterator struct {
 	total  uint64
 
 	batch []*textindex.Document
+	size  int // rows the next fetch asks for
 	cur   *textindex.Document
 	done  bool // no more batches to fetch
 	err   error
@@ -146,7 +152,7 @@ func (it *iterator) Next() bool {
 }
 
 func (it *iterator) fetch() {
-	rows, err := it.db.QueryContext(context.Background(), pageQuery, it.expr, batchSize, int64(it.offset))
+	rows, err := it.db.QueryContext(context.Background(), pageQuery, it.expr, it.size, int64(it.offset))
 	if err != nil {
 		it.err = fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 		return
@@ -167,9 +173,10 @@ func (it *iterator) fetch() {
 		return
 	}
 	it.offset += uint64(len(it.batch))
-	if len(it.batch) < batchSize || it.offset >= it.total {
+	if len(it.batch) < it.size || it.offset >= it.total {
 		it.done = true
 	}
+	it.size = min(2*it.size, maxBatch)
 }
 
 func (it *iterator) Document() *textindex.Document {
