@@ -56,6 +56,7 @@ type Index struct {
 
 	termIDs  map[string]uint32
 	postings map[uint32][]uint32 // term ID -> ascending ordinals, including dead ones
+	df       map[uint32]int      // term ID -> live documents containing it
 	byOrd    []*entry            // nil once the ordinal's document was replaced
 	dead     int                 // nil slots in byOrd
 	totalLen uint64              // sum of len(tokens) over live documents
@@ -68,6 +69,7 @@ func New() *Index {
 		scores:   make(map[uuid.UUID]float64),
 		termIDs:  make(map[string]uint32),
 		postings: make(map[uint32][]uint32),
+		df:       make(map[uint32]int),
 	}
 }
 
@@ -113,6 +115,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 		e.tokens[n] = id
 		if e.tf[id] == 0 {
 			i.postings[id] = append(i.postings[id], e.ord)
+			i.df[id]++
 		}
 		e.tf[id]++
 	}
@@ -130,6 +133,11 @@ func (i *Index) Index(doc *textindex.Document) error {
 func (i *Index) retire(old *entry) {
 	i.byOrd[old.ord] = nil
 	i.dead++
+	for id := range old.tf {
+		if i.df[id]--; i.df[id] == 0 {
+			delete(i.df, id)
+		}
+	}
 	i.totalLen -= uint64(len(old.tokens))
 }
 

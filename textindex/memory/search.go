@@ -68,12 +68,22 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
 	cands := intersect(lists)
 
+	// A slice, not a map: summing in one fixed order keeps the scores of
+	// equally relevant documents bit-identical, which the LinkID
+	// tie-break and so stable paging rely on.
+	type weight struct {
+		id  uint32
+		idf float64
+	}
 	live := float64(len(i.docs))
 	avgLen := float64(i.totalLen) / math.Max(live, 1)
-	idf := make(map[uint32]float64, len(seen))
-	for id := range seen {
-		n := float64(i.docFreq(id))
-		idf[id] = math.Log(1 + (live-n+0.5)/(n+0.5))
+	weights := make([]weight, 0, len(seen))
+	for _, id := range seq {
+		if seen[id] {
+			seen[id] = false
+			n := float64(i.df[id])
+			weights = append(weights, weight{id, math.Log(1 + (live-n+0.5)/(n+0.5))})
+		}
 	}
 
 	var hits []hit
@@ -87,24 +97,13 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 		}
 		var s float64
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(e.tokens))/math.Max(avgLen, 1))
-		for id, w := range idf {
-			tf := float64(e.tf[id])
-			s += w * tf * (bm25K1 + 1) / (tf + norm)
+		for _, w := range weights {
+			tf := float64(e.tf[w.id])
+			s += w.idf * tf * (bm25K1 + 1) / (tf + norm)
 		}
 		hits = append(hits, hit{e: e, score: s + e.doc.PageRank})
 	}
 	return hits
-}
-
-// docFreq counts the live documents containing the term.
-func (i *Index) docFreq(id uint32) int {
-	n := 0
-	for _, ord := range i.postings[id] {
-		if i.byOrd[ord] != nil {
-			n++
-		}
-	}
-	return n
 }
 
 // intersect returns the ordinals present in every list; lists are
