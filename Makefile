@@ -1,7 +1,7 @@
 # The targets a developer and CI use. `make test` is the test command that
 # README.md names and .ci/run calls.
 GO            ?= go
-STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@2026.2.2
+STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 MOCKGEN       ?= go.uber.org/mock/mockgen@v0.6.0
 GOBIN         ?= $(shell $(GO) env GOPATH)/bin
 TESTFLAGS     ?=
