@@ -70,9 +70,14 @@ func NewFetcherWithOptions(cfg Config, opts FetchOptions) (*Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newFetcherWithOptions(cfg, opts), nil
+}
+
+// newFetcherWithOptions is newFetcher for options with defaults filled in.
+func newFetcherWithOptions(cfg Config, opts FetchOptions) *Fetcher {
 	f := newFetcher(cfg)
 	f.maxRedirects = opts.MaxRedirects
-	return f, nil
+	return f
 }
 
 func newFetcher(cfg Config) *Fetcher {

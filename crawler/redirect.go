@@ -113,7 +113,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) *http.Response {
 			p.skip(reason, err)
 			return nil
 		}
-		chain = append(chain, canonical(next))
+		chain = append(chain, next)
 		target = next
 	}
 }
@@ -130,10 +130,17 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 	if err != nil {
 		return "", ReasonFetchError, fmt.Errorf("crawler: redirect from %q: bad Location %q: %w", from, loc, err)
 	}
-	u := base.ResolveReference(ref)
-	u.Fragment, u.RawFragment = "", ""
-	next := u.String()
-	if slices.Contains(chain, canonical(next)) {
+	// The target is requested, checked and compared in canonical form, as
+	// the links of pages are: gates (scope patterns, say) see one spelling.
+	next, err := urlnorm.NormalizeURL(base.ResolveReference(ref), urlnorm.Options{})
+	if err != nil {
+		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: %w", from, err)
+	}
+	u, err := url.Parse(next)
+	if err != nil {
+		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: %w", from, err)
+	}
+	if slices.Contains(chain, next) {
 		return "", ReasonRedirectLoop, fmt.Errorf("crawler: redirect loop: %s -> %s", strings.Join(chain, " -> "), next)
 	}
 	if len(chain) > f.maxRedirects {

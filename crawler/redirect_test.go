@@ -19,6 +19,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/robots"
+	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -225,20 +226,6 @@ func TestFetcherRedirectRefusals(t *testing.T) {
 	}
 }
 
-// robotsGate obeys robots.txt through package robots.
-type robotsGate struct{ c *robots.Checker }
-
-func (g robotsGate) Admit(ctx context.Context, u *url.URL) error {
-	d, err := g.c.Allowed(ctx, u)
-	if err != nil {
-		return err
-	}
-	if !d.Allowed {
-		return Skip(ReasonRobots, nil)
-	}
-	return nil
-}
-
 // A redirect into a part of the site robots.txt disallows is not followed.
 func TestFetcherRedirectObeysRobots(t *testing.T) {
 	s, hits := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -260,7 +247,11 @@ func TestFetcherRedirectObeysRobots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer checker.Close()
-	cfg.Gates = []Gate{robotsGate{checker}}
+	gate, err := NewRobotsGate(checker, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Gates = []Gate{gate}
 	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/open")
 	if kept || p.outcome.reason != ReasonRobots {
 		t.Fatalf("kept %v, reason %v (%v); want robots", kept, p.outcome.reason, p.outcome.err)
@@ -371,3 +362,39 @@ func (it *sliceLinks) Next() bool            { it.i++; return it.i <= len(it.lin
 func (it *sliceLinks) Link() *linkgraph.Link { return it.links[it.i-1] }
 func (it *sliceLinks) Error() error          { return nil }
 func (it *sliceLinks) Close() error          { return nil }
+
+// A redirect to another host is refused by a same-host ScopeGate (before
+// any request to it), and one within the host followed.
+func TestFetcherRedirectOutOfScope(t *testing.T) {
+	s, hits := redirectSite(t)
+	seed, _ := url.Parse(s.URL + "/")
+	sc, err := scope.New(scope.Config{SameHostOnly: true}, []*url.URL{seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := NewScopeGate(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loopbackConfig()
+	cfg.Gates = []Gate{gate}
+	// The same server under another name: another host for the scope.
+	other := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
+	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/"+url.PathEscape(other+"/page"))
+	if kept || p.outcome.reason != ReasonScope || !errors.Is(p.outcome.err, ErrOutOfScope) {
+		t.Fatalf("kept %v, reason %v (%v); want scope", kept, p.outcome.reason, p.outcome.err)
+	}
+	p, kept = fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Fpage")
+	if !kept {
+		t.Fatalf("redirect within the host: %v (%v)", p.outcome.reason, p.outcome.err)
+	}
+	if got := len(hits.list()); got != 3 {
+		t.Errorf("server saw %d requests, want 3: %q", got, hits.list())
+	}
+	if _, err := NewScopeGate(nil); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("NewScopeGate(nil) = %v", err)
+	}
+	if _, err := NewRobotsGate(nil, nil); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("NewRobotsGate(nil) = %v", err)
+	}
+}
