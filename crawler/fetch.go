@@ -199,11 +199,12 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 }
 
 // send builds the request for target, with the fetch's context, headers
-// and decorator, and sends it.
-func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, error) {
+// and decorator, and sends it. It also returns the request's URL as
+// net/url writes it.
+func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, string, error) {
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, Skip(ReasonInvalidURL, err)
+		return nil, "", Skip(ReasonInvalidURL, err)
 	}
 	req.Header.Set("User-Agent", DefaultUserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
@@ -211,17 +212,18 @@ func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, err
 		// Called for every hop, so that the decorator sees the URL the
 		// request goes to and can keep credentials to their own host.
 		if err := f.decorate(req); err != nil {
-			return nil, fmt.Errorf("crawler: decorate request: %w", err)
+			return nil, "", fmt.Errorf("crawler: decorate request: %w", err)
 		}
 	}
+	sent := req.URL.String() // before Do: a URLGetter may modify req
 	res, err := f.getter.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if res.Body == nil {
 		res.Body = http.NoBody // a URLGetter other than http.Client may leave it nil
 	}
-	return res, nil
+	return res, sent, nil
 }
 
 // failed records a request error; when the crawl itself is being cancelled

@@ -83,13 +83,14 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) *http.Response {
 	// loops however the Location headers spell them.
 	chain := []string{canonical(target)}
 	for {
-		res, err := f.send(fctx, target)
+		res, sent, err := f.send(fctx, target)
 		if err != nil {
 			f.failed(ctx, p, err)
 			return nil
 		}
 		at := target
-		if res.Request != nil && res.Request.URL != nil && res.Request.URL.String() != target {
+		// Compared in net/url's spelling, which may differ from target's.
+		if res.Request != nil && res.Request.URL != nil && res.Request.URL.String() != sent {
 			// The getter followed redirects itself: the hops in between
 			// went unchecked, but the page at least must pass.
 			final := res.Request.URL

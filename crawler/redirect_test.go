@@ -398,3 +398,16 @@ func TestFetcherRedirectOutOfScope(t *testing.T) {
 		t.Errorf("NewRobotsGate(nil) = %v", err)
 	}
 }
+
+// A URL that net/url writes otherwise ("a b" → "a%20b") is not mistaken
+// for a redirect, and the gates are asked about it once.
+func TestFetcherRespellingIsNotARedirect(t *testing.T) {
+	s, _ := redirectSite(t)
+	g := &recordingGate{}
+	cfg := loopbackConfig()
+	cfg.Gates = []Gate{g}
+	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/a b")
+	if !kept || p.FinalURL != s.URL+"/a b" || len(g.seen) != 1 {
+		t.Fatalf("kept %v FinalURL %q, gate asked %d times", kept, p.FinalURL, len(g.seen))
+	}
+}
