@@ -24,10 +24,15 @@ var (
 	ErrUnknownEdgeLinks = errors.New("linkgraph: unknown source and/or destination for edge")
 
 	// ErrInvalidLink is returned when a link cannot be stored: its URL is
-	// empty, is not valid UTF-8 or contains a NUL byte (which no SQL text
-	// column accepts).
+	// empty, longer than MaxURLLength, not valid UTF-8 or contains a NUL
+	// byte (which no SQL text column accepts).
 	ErrInvalidLink = errors.New("linkgraph: invalid link")
 )
+
+// MaxURLLength is the longest URL, in bytes, the graph stores. It is the
+// common practical limit (sitemaps.org's, and about what browsers accept),
+// and it keeps every backend's URL index within its key size limits.
+const MaxURLLength = 2048
 
 // Link is a URL known to the graph.
 type Link struct {

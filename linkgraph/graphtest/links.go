@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +100,7 @@ func testInvalidLinks(t *testing.T, g linkgraph.Graph) {
 		{URL: ""},
 		{URL: "https://example.com/\x00"},
 		{URL: "https://example.com/\xff"},
+		{URL: "https://example.com/" + strings.Repeat("x", linkgraph.MaxURLLength)},
 	} {
 		if err := g.UpsertLink(l); !errors.Is(err, linkgraph.ErrInvalidLink) {
 			t.Errorf("UpsertLink(%+v) error = %v, want ErrInvalidLink", l, err)
@@ -109,6 +111,11 @@ func testInvalidLinks(t *testing.T, g linkgraph.Graph) {
 	}
 	if got := collectLinks(t, g, uuid.Nil, uuid.Nil, base); len(got) != 0 {
 		t.Fatalf("rejected batches stored %d links", len(got))
+	}
+	long := "https://example.com/" + strings.Repeat("y", linkgraph.MaxURLLength-len("https://example.com/"))
+	l := mustUpsertLink(t, g, long, base)
+	if got, err := g.FindLink(l.ID); err != nil || got.URL != long {
+		t.Fatalf("URL of exactly MaxURLLength bytes: FindLink = %v, %v", got, err)
 	}
 }
 

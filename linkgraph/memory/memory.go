@@ -27,7 +27,7 @@ func init() {
 }
 
 // errClosed is returned by every call made after Close.
-var errClosed = errors.New("memory graph: closed")
+var errClosed = errors.New("graph is closed")
 
 // link is the stored form of a Link; the URL lives in the map key of
 // Graph.byURL as well, so only what changes is kept here.
@@ -75,24 +75,34 @@ func (g *Graph) Close() error {
 
 // UpsertLink implements linkgraph.Graph.
 func (g *Graph) UpsertLink(l *linkgraph.Link) error {
-	if err := g.UpsertLinks([]*linkgraph.Link{l}); err != nil {
-		return fmt.Errorf("memory graph: upsert link: %w", errors.Unwrap(err))
+	if err := graphutil.ValidateLink(l); err != nil {
+		return fmt.Errorf("memory graph: upsert link: %w", err)
+	}
+	if err := g.upsertLinks([]*linkgraph.Link{l}); err != nil {
+		return fmt.Errorf("memory graph: upsert link: %w", err)
 	}
 	return nil
 }
 
 // UpsertLinks implements linkgraph.Graph.
 func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
+	if err := g.upsertLinks(links); err != nil {
+		return fmt.Errorf("memory graph: upsert links: %w", err)
+	}
+	return nil
+}
+
+func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	b, err := graphutil.DedupLinks(links)
 	if err != nil {
-		return fmt.Errorf("memory graph: upsert links: %w", err)
+		return err
 	}
 	ids := make([]uuid.UUID, len(b.URLs))
 	at := make([]time.Time, len(b.URLs))
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return fmt.Errorf("memory graph: upsert links: %w", errClosed)
+		return errClosed
 	}
 	for i, u := range b.URLs {
 		id, ok := g.byURL[u]
@@ -150,31 +160,38 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 
 // UpsertEdge implements linkgraph.Graph.
 func (g *Graph) UpsertEdge(e *linkgraph.Edge) error {
-	if err := g.UpsertEdges([]*linkgraph.Edge{e}); err != nil {
-		return fmt.Errorf("memory graph: upsert edge: %w", errors.Unwrap(err))
+	if err := g.upsertEdges([]*linkgraph.Edge{e}); err != nil {
+		return fmt.Errorf("memory graph: upsert edge: %w", err)
 	}
 	return nil
 }
 
 // UpsertEdges implements linkgraph.Graph.
 func (g *Graph) UpsertEdges(edges []*linkgraph.Edge) error {
+	if err := g.upsertEdges(edges); err != nil {
+		return fmt.Errorf("memory graph: upsert edges: %w", err)
+	}
+	return nil
+}
+
+func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	b, err := graphutil.DedupEdges(edges, time.Now())
 	if err != nil {
-		return fmt.Errorf("memory graph: upsert edges: %w", err)
+		return err
 	}
 	ids := make([]uuid.UUID, len(b.Keys))
 	at := make([]time.Time, len(b.Keys))
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return fmt.Errorf("memory graph: upsert edges: %w", errClosed)
+		return errClosed
 	}
 	// Check every edge before changing any, so that a failing batch leaves
 	// the graph as it was.
 	for _, k := range b.Keys {
 		if g.links[k.Src] == nil || g.links[k.Dst] == nil {
 			g.mu.Unlock()
-			return fmt.Errorf("memory graph: upsert edges: edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
+			return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
 		}
 	}
 	for i, k := range b.Keys {

@@ -27,6 +27,9 @@ RETURNING id, url, retrieved_at`
 
 // UpsertLink implements linkgraph.Graph.
 func (g *Graph) UpsertLink(l *linkgraph.Link) error {
+	if err := graphutil.ValidateLink(l); err != nil {
+		return fmt.Errorf("postgres graph: upsert link: %w", err)
+	}
 	if err := g.upsertLinks([]*linkgraph.Link{l}); err != nil {
 		return fmt.Errorf("postgres graph: upsert link: %w", err)
 	}

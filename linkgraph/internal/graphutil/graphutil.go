@@ -27,6 +27,8 @@ func ValidateLink(link *linkgraph.Link) error {
 		return fmt.Errorf("nil link: %w", linkgraph.ErrInvalidLink)
 	case link.URL == "":
 		return fmt.Errorf("empty URL: %w", linkgraph.ErrInvalidLink)
+	case len(link.URL) > linkgraph.MaxURLLength:
+		return fmt.Errorf("URL of %d bytes is longer than %d: %w", len(link.URL), linkgraph.MaxURLLength, linkgraph.ErrInvalidLink)
 	case !utf8.ValidString(link.URL):
 		return fmt.Errorf("URL %q is not valid UTF-8: %w", link.URL, linkgraph.ErrInvalidLink)
 	case strings.IndexByte(link.URL, 0) >= 0:
