@@ -39,6 +39,20 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	}
 	ids := make([]uuid.UUID, len(b.URLs))
 	at := make([]time.Time, len(b.URLs))
+	// Most links a crawled page yields are known already. A write
+	// transaction costs an fsync even when it changes nothing, so look
+	// first; links are never deleted and RetrievedAt only grows, so what
+	// the read finds stays true.
+	known, err := g.lookupLinks(b, ids, at)
+	if err != nil {
+		return err
+	}
+	if known {
+		for i, l := range links {
+			l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
+		}
+		return nil
+	}
 	// bbolt serialises writers, so two upserts of one URL cannot both miss
 	// it in the URL index: concurrent callers get the same ID.
 	err = g.db.Update(func(tx *bbolt.Tx) error {
@@ -81,6 +95,33 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
 	}
 	return nil
+}
+
+// lookupLinks fills ids and at from the store and reports whether every
+// link of b exists with a RetrievedAt no older than b asks for.
+func (g *Graph) lookupLinks(b *graphutil.LinkBatch, ids []uuid.UUID, at []time.Time) (bool, error) {
+	complete := true
+	err := g.db.View(func(tx *bbolt.Tx) error {
+		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
+		for i, u := range b.URLs {
+			v := urlsB.Get([]byte(u))
+			if len(v) != 16 {
+				complete = false
+				return nil
+			}
+			stored, err := decodeLink(v, linksB.Get(v))
+			if err != nil {
+				return fmt.Errorf("link %x: %w", v, err)
+			}
+			if b.RetrievedAt[i].After(stored.RetrievedAt) {
+				complete = false
+				return nil
+			}
+			ids[i], at[i] = stored.ID, stored.RetrievedAt
+		}
+		return nil
+	})
+	return complete && err == nil, err
 }
 
 // FindLink implements linkgraph.Graph.
