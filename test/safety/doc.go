@@ -5,13 +5,18 @@
 //   - A crawl of internal/hostileweb with the real default URLGetter and the
 //     embedded stores ends by itself, reports each trap with the expected
 //     crawler.Reason, stays under a stated peak heap measured with
-//     runtime/metrics, and leaves no goroutine behind.
+//     runtime/metrics, and leaves no goroutine behind; the same site crawled
+//     by the linksrus command, limits given as flags.
 //   - Fault tests: a private PostgreSQL server restarted in the middle of a
 //     `linksrus crawl`; `linksrus crawl` on the embedded stores killed with
 //     SIGKILL and resumed; crawler.Crawl cancelled at random moments, with
 //     goleak after every run.
 //   - A fuzz target for charset decoding through the crawler's exported
 //     stages, its interesting inputs kept under testdata/fuzz.
+//
+// Bugs found by the suite and reported but not yet fixed are logged as
+// "KNOWN BUG" lines rather than failed, so that the suite guards everything
+// else meanwhile; LINKSRUS_KNOWN_BUGS=1 turns them into failures.
 //
 // The PostgreSQL restart test runs initdb and pg_ctl from
 // /usr/lib/postgresql/*/bin as the postgres OS user; it skips, saying why,
