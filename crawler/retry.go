@@ -225,14 +225,16 @@ func transientStatus(code int) bool {
 
 // transientError reports whether a request error may go away by itself.
 // Unknown errors are taken as permanent: retrying them would multiply the
-// load a broken host receives for nothing.
+// load a broken host receives for nothing. A timeout counts as transient
+// even though net/http's match context.DeadlineExceeded: when it is the
+// request's own context that expired, shouldRetry has already said no.
 func transientError(err error) bool {
 	var skip *SkipError
 	var dns *net.DNSError
 	var ne net.Error
 	switch {
 	case errors.As(err, &skip), errors.Is(err, privnet.ErrPrivateAddress),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, context.Canceled):
 		return false
 	case errors.As(err, &dns):
 		return !dns.IsNotFound && (dns.IsTimeout || dns.IsTemporary)

@@ -224,7 +224,7 @@ func TestTransientError(t *testing.T) {
 		{fmt.Errorf("dial: %w", privnet.ErrPrivateAddress), false},
 		{Skip(ReasonRobots, nil), false},
 		{context.Canceled, false},
-		{fmt.Errorf("fetch: %w", context.DeadlineExceeded), false},
+		{fmt.Errorf("fetch: %w", context.Canceled), false},
 		{errors.New("x509: certificate signed by unknown authority"), false},
 	} {
 		if got := transientError(c.err); got != c.want {
@@ -316,4 +316,44 @@ func (b neverEnding) Read(p []byte) (int, error) {
 		p[i] = byte(b)
 	}
 	return len(p), nil
+}
+
+// An attempt that times out by the transport's own limit (here, waiting
+// for the response headers) is retried; the request's context is intact.
+func TestRetryingGetterAttemptTimeout(t *testing.T) {
+	var n atomic.Int32
+	s, _ := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			<-r.Context().Done() // stall until the client gives up
+			return
+		}
+		htmlPage(w, "ok")
+	})
+	c := NewURLGetter(privnet.New(netipLoopback))
+	defer c.CloseIdleConnections()
+	c.Transport.(*http.Transport).ResponseHeaderTimeout = 100 * time.Millisecond
+	g, err := NewRetryingGetter(c, fastRetries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body, err := get(t, context.Background(), g, s.URL)
+	if err != nil || res.StatusCode != 200 || body != "ok" || n.Load() != 2 {
+		t.Fatalf("got %v, %q, %v after %d requests", res, body, err, n.Load())
+	}
+}
+
+// When the request's own context expires, the timeout is final.
+func TestRetryingGetterContextTimeoutNotRetried(t *testing.T) {
+	var n atomic.Int32
+	s, _ := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		<-r.Context().Done()
+	})
+	g := retryingClient(t, fastRetries)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, _, err := get(t, ctx, g, s.URL)
+	if !errors.Is(err, context.DeadlineExceeded) || n.Load() != 1 {
+		t.Fatalf("err %v after %d requests, want DeadlineExceeded after 1", err, n.Load())
+	}
 }
