@@ -16,9 +16,9 @@
 // wait instead of blocking.
 //
 // bbolt was chosen over SQLite (modernc.org/sqlite) by measurement on the
-// target machine: with an fsync per committed batch it upserted links about
-// 1.6x and edges about 1.6x as fast, and scanned ID ranges more than ten
-// times as fast (see README.md). SQLite uses about 40% less disk.
+// target machine: with an fsync per committed batch it upserted links and
+// edges about 1.6x as fast and scanned ID ranges about ten times as fast
+// (see ../README.md); SQLite uses about 40% less disk.
 package bolt
 
 import (
