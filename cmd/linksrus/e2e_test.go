@@ -64,7 +64,12 @@ type testSite struct {
 }
 
 func newTestSite(t *testing.T, n int, delay time.Duration) *testSite {
-	s := &testSite{n: n, delay: delay, fetches: map[string]int{}}
+	return newTestSiteWithRobots(t, n, delay, "")
+}
+
+// newTestSiteWithRobots is newTestSite serving robots as /robots.txt.
+func newTestSiteWithRobots(t *testing.T, n int, delay time.Duration, robots string) *testSite {
+	s := &testSite{n: n, delay: delay, robots: robots, fetches: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -360,8 +365,8 @@ func TestHelpExitsZero(t *testing.T) {
 }
 
 func TestRobotsTxtIsObeyed(t *testing.T) {
-	site := newTestSite(t, 30, 0)
-	site.robots = "User-agent: *\nDisallow: /page/1\n\nUser-agent: other\nDisallow: /\n"
+	const robots = "User-agent: *\nDisallow: /page/1\n\nUser-agent: other\nDisallow: /\n"
+	site := newTestSiteWithRobots(t, 30, 0, robots)
 	report := filepath.Join(t.TempDir(), "report.json")
 	r := linksrus(t, nil, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
 		"--report", report, site.URL+"/")
@@ -403,13 +408,15 @@ func TestRobotsTxtIsObeyed(t *testing.T) {
 	}
 
 	// --ignore-robots fetches everything and never asks for robots.txt.
-	site2 := newTestSite(t, 30, 0)
-	site2.robots = site.robots
+	site2 := newTestSiteWithRobots(t, 30, 0, robots)
 	r = linksrus(t, nil, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
 		"--ignore-robots", site2.URL+"/")
-	if r.code != 0 || len(site2.pageFetches()) != site2.reachable() || site2.fetches["/robots.txt"] != 0 {
+	site2.mu.Lock()
+	robotsFetches = site2.fetches["/robots.txt"]
+	site2.mu.Unlock()
+	if r.code != 0 || len(site2.pageFetches()) != site2.reachable() || robotsFetches != 0 {
 		t.Fatalf("--ignore-robots: exit %d, %d pages, robots.txt fetched %d times",
-			r.code, len(site2.pageFetches()), site2.fetches["/robots.txt"])
+			r.code, len(site2.pageFetches()), robotsFetches)
 	}
 }
 
