@@ -389,7 +389,9 @@ func TestRobotsTxtIsObeyed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct{ URLs []struct{ URL, Outcome string } }
+	var rep struct {
+		URLs []struct{ URL, Outcome string }
+	}
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
