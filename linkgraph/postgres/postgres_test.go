@@ -2,17 +2,14 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/graphtest"
 	"go.uber.org/goleak"
@@ -20,50 +17,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// testDatabase creates a uniquely named database on the server named by
-// LINKSRUS_TEST_PG, drops it when the test ends, and returns its URL. It
-// skips the test when the variable is unset, unless LINKSRUS_REQUIRE_PG=1.
+// testDatabase returns a database of the test's own (see internal/pgtest).
 func testDatabase(t testing.TB) string {
 	t.Helper()
-	baseDSN := os.Getenv("LINKSRUS_TEST_PG")
-	if baseDSN == "" {
-		if os.Getenv("LINKSRUS_REQUIRE_PG") == "1" {
-			t.Fatal("LINKSRUS_REQUIRE_PG=1 but LINKSRUS_TEST_PG is unset: the PostgreSQL tests must run")
-		}
-		t.Skip("PostgreSQL tests skipped: set LINKSRUS_TEST_PG=postgres://user@127.0.0.1:5432/postgres?sslmode=disable to run them")
-	}
-	u, err := url.Parse(baseDSN)
-	if err != nil {
-		t.Fatalf("LINKSRUS_TEST_PG: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, baseDSN)
-	if err != nil {
-		t.Fatalf("connect to LINKSRUS_TEST_PG: %v", err)
-	}
-	defer admin.Close(ctx)
-	var suffix [8]byte
-	_, _ = rand.Read(suffix[:])
-	name := "linkgraph_test_" + hex.EncodeToString(suffix[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		admin, err := pgx.Connect(ctx, baseDSN)
-		if err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.Database(t, "linkgraph")
 }
 
 func TestConformance(t *testing.T) {

@@ -8,16 +8,16 @@ import (
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
+	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/indextest"
-	"github.com/linksrus/linksrus/textindex/internal/pgtest"
 	"github.com/linksrus/linksrus/textindex/postgres"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestConformance(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
+	dsn := pgtest.Database(t, "textindex")
 	ctx := context.Background()
 	indextest.Run(t, func(t *testing.T) textindex.Indexer {
 		idx, err := postgres.Open(ctx, dsn)
@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 // once: the migrations must be applied exactly once and every opener must
 // succeed.
 func TestConcurrentOpen(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
+	dsn := pgtest.Database(t, "textindex")
 	ctx := context.Background()
 	const openers = 6
 	var wg sync.WaitGroup
@@ -78,7 +78,7 @@ func TestConcurrentOpen(t *testing.T) {
 // TestUnstorableText checks that text PostgreSQL cannot store is cleaned
 // rather than rejected.
 func TestUnstorableText(t *testing.T) {
-	idx, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
+	idx, err := postgres.Open(context.Background(), pgtest.Database(t, "textindex"))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -98,7 +98,7 @@ func TestUnstorableText(t *testing.T) {
 
 func BenchmarkPostgres(b *testing.B) {
 	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
-		idx, err := postgres.Open(context.Background(), pgtest.NewDatabase(b))
+		idx, err := postgres.Open(context.Background(), pgtest.Database(b, "textindex"))
 		if err != nil {
 			b.Fatalf("Open: %v", err)
 		}
