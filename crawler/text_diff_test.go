@@ -1,0 +1,157 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/microcosm-cc/bluemonday"
+	xhtml "golang.org/x/net/html"
+)
+
+// bluemondayText is the text extraction the stage is held to: bluemonday's
+// strict policy with a space for each stripped tag, then cleaned up.
+func bluemondayText(t testing.TB, body []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	p := bluemonday.StrictPolicy().AddSpaceWhenStrippingTag(true)
+	if err := p.SanitizeReaderToWriter(bytes.NewReader(body), &buf); err != nil {
+		t.Fatalf("bluemonday: %v", err)
+	}
+	return cleanTextBytes(buf.Bytes(), true)
+}
+
+// strayEndTag reports whether body closes an element whose content is
+// skipped more often than it opened one before. bluemonday's count of such
+// elements then goes below zero, and it drops everything after the next
+// one; extractText does not, so the two outputs are not compared.
+func strayEndTag(body []byte) bool {
+	z := xhtml.NewTokenizer(bytes.NewReader(body))
+	depth := 0
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return false
+		case xhtml.StartTagToken:
+			if isSkipContent(z) {
+				depth++
+			}
+		case xhtml.EndTagToken:
+			if isSkipContent(z) {
+				if depth--; depth < 0 {
+					return true
+				}
+			}
+		}
+	}
+}
+
+func isSkipContent(z *xhtml.Tokenizer) bool {
+	name, _ := z.TagName()
+	switch string(name) {
+	case "frame", "frameset", "iframe", "noembed", "noframes", "noscript", "nostyle", "object", "title":
+		return true
+	}
+	return false
+}
+
+func extractedText(t testing.TB, body []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := extractText(body, &buf); err != nil {
+		t.Fatalf("extractText: %v", err)
+	}
+	return cleanTextBytes(buf.Bytes(), false)
+}
+
+var textDiffCases = []string{
+	"<html><head><title>T</title><style>p{}</style></head><body><p>a<b>b</b>c</p></body></html>",
+	"<p>fish &amp; chips &lt;3 &eacute; &#8364; &nbsp;x &amp;lt;</p>",
+	"<script>var a = '<p>no</p>';</script>after<script/>kept<style>x</style>",
+	"<noscript>js off</noscript><iframe>frame text</iframe><object>obj</object><noembed>e</noembed>",
+	"<object>a<object>b</object>c</object>d<nostyle>e</nostyle>f<frameset>g</frameset>h<noframes>i</noframes>j",
+	"<textarea>&lt;raw&gt; text</textarea><xmp><b>&amp;</b></xmp><plaintext><i>rest",
+	"<svg><title>icon</title><script>s</script></svg><math>x<sup>2</sup></math>",
+	"<!DOCTYPE html><!-- comment --><p>a</p><br/><img src=x alt=y>b<hr>",
+	"<p>\xff\xfe bad \xc3</p>\r\n<p>cr\rlf</p>\x00nul",
+	"<a href='x'>link</a><SCRIPT>upper</SCRIPT>Upper<Title>t</TITLE>x",
+	"<script>unterminated",
+	"<title>unterminated",
+	"",
+}
+
+func TestExtractTextMatchesBluemonday(t *testing.T) {
+	bodies := make([][]byte, 0, len(textDiffCases))
+	for _, c := range textDiffCases {
+		bodies = append(bodies, []byte(c))
+	}
+	bodies = append(bodies, benchPage())
+	for _, b := range bodies {
+		if strayEndTag(b) {
+			t.Fatalf("case %q has a stray end tag; it cannot be compared", b)
+		}
+		if got, want := extractedText(t, b), bluemondayText(t, b); got != want {
+			t.Errorf("extractText(%q)\n = %q\nbluemonday: %q", b, got, want)
+		}
+	}
+}
+
+// A stray end tag does not swallow the rest of the page.
+func TestExtractTextStrayEndTag(t *testing.T) {
+	b := []byte("<p>a</noscript>b<iframe>c</iframe>d</p>")
+	if got, want := extractedText(t, b), "a b d"; got != want {
+		t.Errorf("extractText(%q) = %q, want %q", b, got, want)
+	}
+}
+
+func FuzzExtractTextMatchesBluemonday(f *testing.F) {
+	for _, c := range textDiffCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if strayEndTag(body) {
+			t.Skip()
+		}
+		if got, want := extractedText(t, body), bluemondayText(t, body); got != want {
+			t.Errorf("extractText(%q)\n = %q\nbluemonday: %q", body, got, want)
+		}
+	})
+}
+
+// benchPage is a page of about 30 KB in the shape of a documentation page:
+// a head with style and script, navigation links, paragraphs with inline
+// markup and entities, and a table.
+func benchPage() []byte {
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html><html><head><meta charset=utf-8><title>Bench page</title>" +
+		"<style>p{margin:0}</style><script>var x = 1;</script></head><body><nav>")
+	for i := range 60 {
+		fmt.Fprintf(&b, `<a href="/p/%d" class="nav">link %d</a> `, i, i)
+	}
+	b.WriteString("</nav>")
+	for b.Len() < 30<<10 {
+		b.WriteString(`<p>The <code>crawler</code> fetches pages &amp; extracts <em>links</em> and text; ` +
+			`see <a href="#s">the section</a>.</p><table><tr><td>a</td><td>b&nbsp;c</td></tr></table>`)
+	}
+	b.WriteString("</body></html>")
+	return b.Bytes()
+}
+
+// The stage's extraction against bluemonday's, on the same page.
+func BenchmarkTextExtraction(b *testing.B) {
+	body := benchPage()
+	b.Run("bluemonday", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			bluemondayText(b, body)
+		}
+	})
+	b.Run("extractText", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			extractedText(b, body)
+		}
+	})
+}
