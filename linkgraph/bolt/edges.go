@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,9 +38,21 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	}
 	ids := make([]uuid.UUID, len(b.Keys))
 	at := make([]time.Time, len(b.Keys))
+	// Write in key order, for the reason given in upsertLinks.
+	order := make([]int, len(b.Keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := bytes.Compare(b.Keys[x].Src[:], b.Keys[y].Src[:]); c != 0 {
+			return c
+		}
+		return bytes.Compare(b.Keys[x].Dst[:], b.Keys[y].Dst[:])
+	})
 	err = g.db.Update(func(tx *bbolt.Tx) error {
 		linksB, edgesB := tx.Bucket(bucketLinks), tx.Bucket(bucketEdges)
-		for i, k := range b.Keys {
+		for _, i := range order {
+			k := b.Keys[i]
 			// Returning an error rolls back the edges already written.
 			if linksB.Get(k.Src[:]) == nil || linksB.Get(k.Dst[:]) == nil {
 				return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)

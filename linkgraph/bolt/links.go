@@ -1,7 +1,10 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,9 +58,24 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	}
 	// bbolt serialises writers, so two upserts of one URL cannot both miss
 	// it in the URL index: concurrent callers get the same ID.
+	//
+	// Keys are written in sorted order: bbolt splits nodes only at commit,
+	// so random-order inserts into one transaction shift ever larger nodes
+	// and a batch of n links cost O(n²) (a 40,000-link page took seconds).
 	err = g.db.Update(func(tx *bbolt.Tx) error {
 		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
-		for i, u := range b.URLs {
+		order := make([]int, len(b.URLs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(x, y int) int { return strings.Compare(b.URLs[x], b.URLs[y]) })
+		type linkPut struct {
+			id  uuid.UUID
+			val []byte
+		}
+		var puts []linkPut
+		for _, i := range order {
+			u := b.URLs[i]
 			key := []byte(u)
 			if v := urlsB.Get(key); v != nil {
 				if len(v) != 16 {
@@ -71,20 +89,22 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 				ids[i], at[i] = id, stored.RetrievedAt
 				if b.RetrievedAt[i].After(stored.RetrievedAt) {
 					at[i] = b.RetrievedAt[i]
-					if err := linksB.Put(id[:], encodeLink(at[i], u)); err != nil {
-						return fmt.Errorf("update link %s: %w", id, err)
-					}
+					puts = append(puts, linkPut{id, encodeLink(at[i], u)})
 				}
 				continue
 			}
 			id := uuid.New()
-			if err := linksB.Put(id[:], encodeLink(b.RetrievedAt[i], u)); err != nil {
-				return fmt.Errorf("insert link: %w", err)
-			}
 			if err := urlsB.Put(key, id[:]); err != nil {
 				return fmt.Errorf("index link: %w", err)
 			}
+			puts = append(puts, linkPut{id, encodeLink(b.RetrievedAt[i], u)})
 			ids[i], at[i] = id, b.RetrievedAt[i]
+		}
+		slices.SortFunc(puts, func(x, y linkPut) int { return bytes.Compare(x.id[:], y.id[:]) })
+		for _, p := range puts {
+			if err := linksB.Put(p.id[:], p.val); err != nil {
+				return fmt.Errorf("write link %s: %w", p.id, err)
+			}
 		}
 		return nil
 	})
