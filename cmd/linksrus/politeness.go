@@ -57,6 +57,8 @@ func newRobotsGate(cfg *crawlConfig, getter robots.Getter, f *frontier) (*robots
 	checker, err := robots.New(getter, robots.Options{
 		RobotName: robotName(cfg.opts.userAgent),
 		UserAgent: cfg.opts.userAgent,
+		// A silent host must not hold a worker longer than a page would.
+		FetchTimeout: cfg.opts.timeout,
 	})
 	if err != nil {
 		return nil, err

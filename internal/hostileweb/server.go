@@ -94,8 +94,9 @@ func Start(opts Options) (*Server, error) {
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
 	}
-	hs.Start()
+	// Set before Start: handlers read it (through URL) as soon as they run.
 	s.http = hs
+	hs.Start()
 	return s, nil
 }
 
