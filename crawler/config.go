@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
@@ -24,8 +25,8 @@ const (
 	// DefaultFetchTimeout bounds one fetch, from sending the request to the
 	// end of the body, so a slow server cannot hold a worker forever.
 	DefaultFetchTimeout = 30 * time.Second
-	// DefaultMaxRedirects is how many redirects the default URLGetter
-	// follows, as net/http does.
+	// DefaultMaxRedirects is how many redirects a fetch follows, as
+	// net/http does.
 	DefaultMaxRedirects = 10
 	// DefaultStoreBatchSize is the most pages the graph updater and the
 	// indexer write in one go: enough to spend one commit on all that the
@@ -52,10 +53,34 @@ type Config struct {
 	// URLGetter sends the requests. Default: an *http.Client whose
 	// transport dials through the detector's dial-time guard (when the
 	// detector has a Control method like *privnet.Detector; otherwise
-	// privnet.New()'s), uses no proxy, and follows at most
-	// DefaultMaxRedirects redirects. A custom URLGetter is responsible for
-	// its own dial-time check: see privnet.Detector.Transport.
+	// privnet.New()'s) and uses no proxy. Redirects are followed by the
+	// fetch stage itself, not by the getter (see Fetcher and MaxRedirects).
+	// A custom URLGetter is responsible for its own dial-time check: see
+	// privnet.Detector.Transport.
 	URLGetter URLGetter
+
+	// MaxRedirects is how many redirects one fetch follows, each target
+	// checked like the first URL (private network, Gates); one more stops
+	// the page with ReasonTooManyRedirects. Negative: none are followed.
+	// Default: DefaultMaxRedirects.
+	MaxRedirects int
+
+	// Retry, if set, has failed requests that may succeed later (timeouts,
+	// connection resets, 429, most 5xx) sent again with exponential
+	// backoff, honouring Retry-After; see RetryingGetter. The zero
+	// RetryPolicy gives its defaults. Default: nil, no retries.
+	Retry *RetryPolicy
+
+	// HeadFirst sends a HEAD request before each GET and skips non-HTML
+	// resources on its answer, without downloading them; see
+	// HeadFirstGetter. Default: false, since it costs a round trip per page.
+	HeadFirst bool
+
+	// LinkNormalization selects the optional URL normalisations applied to
+	// extracted links (sorting query parameters, stripping tracking
+	// parameters). The safe ones of package urlnorm are always applied.
+	// Default: none of the optional ones.
+	LinkNormalization urlnorm.Options
 
 	// Graph receives the crawled pages, the links found on them and the
 	// edges between them. Default: nil, no graph updater stage.
@@ -118,6 +143,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: MaxBodyBytes %d < 0", ErrInvalidConfig, cfg.MaxBodyBytes)
 	case cfg.FetchTimeout < 0:
 		return cfg, fmt.Errorf("%w: FetchTimeout %v < 0", ErrInvalidConfig, cfg.FetchTimeout)
+	}
+	if cfg.Retry != nil {
+		if _, err := cfg.Retry.withDefaults(); err != nil {
+			return cfg, err
+		}
 	}
 	for i, g := range cfg.Gates {
 		if g == nil {

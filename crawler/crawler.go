@@ -58,7 +58,7 @@ func stages(cfg Config) []pipeline.StageRunner {
 		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
 		// Parsing is pure CPU and pages need not stay in order: one
 		// parser per CPU.
-		pipeline.FixedWorkerPool(NewLinkExtractor(cfg.PrivateNetworkDetector), runtime.GOMAXPROCS(0)),
+		pipeline.FixedWorkerPool(NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.LinkNormalization}), runtime.GOMAXPROCS(0)),
 	}
 	// The stores come one after the other, each in batches: a batch is
 	// whatever has queued up while the previous one was written (the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,7 +37,7 @@ import (
 // Gate (robots.txt and scope among them). A hop that fails them stops the
 // fetch with the hop's reason; a redirect back to a URL of the same chain
 // stops it with ReasonRedirectLoop, and one more redirect than
-// FetchOptions.MaxRedirects with ReasonTooManyRedirects. For that it needs
+// Config.MaxRedirects with ReasonTooManyRedirects. For that it needs
 // a URLGetter that returns 3xx responses instead of following them: an
 // *http.Client is used through a copy whose CheckRedirect returns
 // http.ErrUseLastResponse, and a getter implementing RedirectDisabler is
@@ -53,42 +54,41 @@ type Fetcher struct {
 	maxRedirects int
 }
 
-// NewFetcher returns the fetch stage for cfg (with defaults filled in) and
-// the default FetchOptions.
+// NewFetcher returns the fetch stage for cfg (with defaults filled in).
 func NewFetcher(cfg Config) (*Fetcher, error) {
-	return NewFetcherWithOptions(cfg, FetchOptions{})
-}
-
-// NewFetcherWithOptions is NewFetcher with the fetch options that Config
-// does not carry.
-func NewFetcherWithOptions(cfg Config, opts FetchOptions) (*Fetcher, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	opts, err = opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	return newFetcherWithOptions(cfg, opts), nil
+	return newFetcher(cfg), nil
 }
 
-// newFetcherWithOptions is newFetcher for options with defaults filled in.
-func newFetcherWithOptions(cfg Config, opts FetchOptions) *Fetcher {
-	f := newFetcher(cfg)
-	f.maxRedirects = opts.MaxRedirects
-	return f
-}
-
+// newFetcher returns the fetch stage for a Config with defaults filled in
+// (and so a valid Retry).
 func newFetcher(cfg Config) *Fetcher {
+	getter := cfg.URLGetter
+	if cfg.Retry != nil {
+		policy, _ := cfg.Retry.withDefaults()
+		getter = &RetryingGetter{next: getter, policy: policy, jitter: rand.Float64}
+	}
+	if cfg.HeadFirst {
+		getter = &HeadFirstGetter{next: getter}
+	}
+	maxRedirects := cfg.MaxRedirects
+	switch {
+	case maxRedirects == 0:
+		maxRedirects = DefaultMaxRedirects
+	case maxRedirects < 0:
+		maxRedirects = 0
+	}
 	return &Fetcher{
-		getter:       withoutRedirects(cfg.URLGetter),
+		getter:       withoutRedirects(getter),
 		detector:     cfg.PrivateNetworkDetector,
 		gates:        cfg.Gates,
 		maxBody:      cfg.MaxBodyBytes,
 		timeout:      cfg.FetchTimeout,
 		decorate:     cfg.DecorateRequest,
-		maxRedirects: DefaultMaxRedirects,
+		maxRedirects: maxRedirects,
 	}
 }
 

@@ -55,7 +55,7 @@ func TestHeadFirstGetter(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.URLGetter = g
-			p, kept := fetchWith(t, cfg, FetchOptions{}, base+c.path)
+			p, kept := fetchWith(t, cfg, base+c.path)
 			if kept != c.kept || (!kept && p.outcome.reason != c.reason) {
 				t.Fatalf("kept %v reason %v (%v), want %v %v", kept, p.outcome.reason, p.outcome.err, c.kept, c.reason)
 			}

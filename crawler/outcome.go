@@ -60,7 +60,7 @@ const (
 	// the same fetch.
 	ReasonRedirectLoop
 	// ReasonTooManyRedirects: the fetch gave up after the maximum number of
-	// redirects (see FetchOptions.MaxRedirects).
+	// redirects (see Config.MaxRedirects).
 	ReasonTooManyRedirects
 	numReasons
 )

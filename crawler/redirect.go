@@ -12,26 +12,6 @@ import (
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
-// FetchOptions are the fetch stage's settings that Config does not carry;
-// see NewFetcherWithOptions. The zero value gives the defaults.
-type FetchOptions struct {
-	// MaxRedirects is how many redirects one fetch follows; one more stops
-	// it with ReasonTooManyRedirects. Zero means DefaultMaxRedirects (as
-	// browsers and net/http); a negative value follows none, so that every
-	// redirect is reported with ReasonTooManyRedirects.
-	MaxRedirects int
-}
-
-func (o FetchOptions) withDefaults() (FetchOptions, error) {
-	switch {
-	case o.MaxRedirects == 0:
-		o.MaxRedirects = DefaultMaxRedirects
-	case o.MaxRedirects < 0:
-		o.MaxRedirects = 0
-	}
-	return o, nil
-}
-
 // RedirectDisabler is implemented by URLGetters that can provide a variant
 // of themselves that returns redirect responses (3xx with a Location) to the
 // caller instead of following them, which the Fetcher needs to check every

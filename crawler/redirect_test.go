@@ -68,7 +68,7 @@ func loopbackConfig() Config {
 
 // fetchWith runs one fetch of rawURL and returns the payload, and whether
 // it was kept. Idle connections are closed afterwards so goleak sees none.
-func fetchWith(t *testing.T, cfg Config, opts FetchOptions, rawURL string) (*Payload, bool) {
+func fetchWith(t *testing.T, cfg Config, rawURL string) (*Payload, bool) {
 	t.Helper()
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -77,7 +77,7 @@ func fetchWith(t *testing.T, cfg Config, opts FetchOptions, rawURL string) (*Pay
 	if c, ok := cfg.URLGetter.(*http.Client); ok {
 		t.Cleanup(c.CloseIdleConnections)
 	}
-	f, err := NewFetcherWithOptions(cfg, opts)
+	f, err := NewFetcher(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestFetcherFollowsRedirectChain(t *testing.T) {
 	d := "/r/" + s.URL + "/r/%2Fpage%3Fcode=308?code=307"
 	c := "/r/" + url.PathEscape(d) + "?code=303"
 	start := s.URL + "/r/" + url.PathEscape(c) + "?code=301"
-	p, kept := fetchWith(t, cfg, FetchOptions{}, start)
+	p, kept := fetchWith(t, cfg, start)
 	if !kept {
 		t.Fatalf("dropped: %v, %v", p.outcome.reason, p.outcome.err)
 	}
@@ -179,17 +179,17 @@ func TestFetcherRedirectRefusals(t *testing.T) {
 		return nil
 	})
 	cases := []struct {
-		name     string
-		path     string
-		opts     FetchOptions
-		reason   Reason
-		errIs    error
-		requests int // how many requests the server should see
+		name         string
+		path         string
+		maxRedirects int
+		reason       Reason
+		errIs        error
+		requests     int // how many requests the server should see
 	}{
 		{name: "loop, spelt differently", path: "/loop-a", reason: ReasonRedirectLoop, requests: 2},
 		{name: "to itself", path: "/self", reason: ReasonRedirectLoop, requests: 1},
-		{name: "too many", path: "/count/0", opts: FetchOptions{MaxRedirects: 3}, reason: ReasonTooManyRedirects, requests: 4},
-		{name: "none allowed", path: "/r/%2Fpage", opts: FetchOptions{MaxRedirects: -1}, reason: ReasonTooManyRedirects, requests: 1},
+		{name: "too many", path: "/count/0", maxRedirects: 3, reason: ReasonTooManyRedirects, requests: 4},
+		{name: "none allowed", path: "/r/%2Fpage", maxRedirects: -1, reason: ReasonTooManyRedirects, requests: 1},
 		{name: "private address", path: "/r/http:%2F%2F10.1.2.3%2Fadmin", reason: ReasonPrivateNetwork, errIs: privnet.ErrPrivateAddress, requests: 1},
 		{name: "metadata address", path: "/r/http:%2F%2F169.254.169.254%2Flatest%2F", reason: ReasonPrivateNetwork, errIs: privnet.ErrPrivateAddress, requests: 1},
 		{name: "out of scope", path: "/r/%2Foutside%2Fpage", reason: ReasonScope, requests: 1},
@@ -203,7 +203,8 @@ func TestFetcherRedirectRefusals(t *testing.T) {
 			s, hits := redirectSite(t)
 			cfg := loopbackConfig()
 			cfg.Gates = []Gate{refuse}
-			p, kept := fetchWith(t, cfg, c.opts, s.URL+c.path)
+			cfg.MaxRedirects = c.maxRedirects
+			p, kept := fetchWith(t, cfg, s.URL+c.path)
 			if kept {
 				t.Fatalf("kept %q", p.FinalURL)
 			}
@@ -252,7 +253,7 @@ func TestFetcherRedirectObeysRobots(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Gates = []Gate{gate}
-	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/open")
+	p, kept := fetchWith(t, cfg, s.URL+"/open")
 	if kept || p.outcome.reason != ReasonRobots {
 		t.Fatalf("kept %v, reason %v (%v); want robots", kept, p.outcome.reason, p.outcome.err)
 	}
@@ -283,11 +284,11 @@ func TestFetcherChecksFinalURLOfFollowingGetter(t *testing.T) {
 		}
 		return nil
 	})}
-	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Finside")
+	p, kept := fetchWith(t, cfg, s.URL+"/r/%2Finside")
 	if !kept || p.FinalURL != s.URL+"/inside" {
 		t.Errorf("kept %v FinalURL %q (%v)", kept, p.FinalURL, p.outcome.err)
 	}
-	p, kept = fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Foutside")
+	p, kept = fetchWith(t, cfg, s.URL+"/r/%2Foutside")
 	if kept || p.outcome.reason != ReasonScope {
 		t.Errorf("kept %v reason %v, want scope", kept, p.outcome.reason)
 	}
@@ -380,11 +381,11 @@ func TestFetcherRedirectOutOfScope(t *testing.T) {
 	cfg.Gates = []Gate{gate}
 	// The same server under another name: another host for the scope.
 	other := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
-	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/"+url.PathEscape(other+"/page"))
+	p, kept := fetchWith(t, cfg, s.URL+"/r/"+url.PathEscape(other+"/page"))
 	if kept || p.outcome.reason != ReasonScope || !errors.Is(p.outcome.err, ErrOutOfScope) {
 		t.Fatalf("kept %v, reason %v (%v); want scope", kept, p.outcome.reason, p.outcome.err)
 	}
-	p, kept = fetchWith(t, cfg, FetchOptions{}, s.URL+"/r/%2Fpage")
+	p, kept = fetchWith(t, cfg, s.URL+"/r/%2Fpage")
 	if !kept {
 		t.Fatalf("redirect within the host: %v (%v)", p.outcome.reason, p.outcome.err)
 	}
@@ -406,7 +407,7 @@ func TestFetcherRespellingIsNotARedirect(t *testing.T) {
 	g := &recordingGate{}
 	cfg := loopbackConfig()
 	cfg.Gates = []Gate{g}
-	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/a b")
+	p, kept := fetchWith(t, cfg, s.URL+"/a b")
 	if !kept || p.FinalURL != s.URL+"/a b" || len(g.seen) != 1 {
 		t.Fatalf("kept %v FinalURL %q, gate asked %d times", kept, p.FinalURL, len(g.seen))
 	}

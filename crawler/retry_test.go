@@ -195,11 +195,11 @@ func TestFetcherWithRetryingGetter(t *testing.T) {
 		}
 		return nil
 	})}
-	p, kept := fetchWith(t, cfg, FetchOptions{}, s.URL+"/old")
+	p, kept := fetchWith(t, cfg, s.URL+"/old")
 	if !kept || p.FinalURL != s.URL+"/new" || string(p.Body) != "new" {
 		t.Fatalf("kept %v FinalURL %q body %q (%v %v)", kept, p.FinalURL, p.Body, p.outcome.reason, p.outcome.err)
 	}
-	p, kept = fetchWith(t, cfg, FetchOptions{}, s.URL+"/to-outside")
+	p, kept = fetchWith(t, cfg, s.URL+"/to-outside")
 	if kept || p.outcome.reason != ReasonScope {
 		t.Fatalf("kept %v reason %v, want scope", kept, p.outcome.reason)
 	}
