@@ -65,7 +65,13 @@ func stages(cfg Config) []pipeline.StageRunner {
 	// stage never waits to fill one), so under load one commit serves many
 	// pages and an idle crawl still writes each page at once. A page moves
 	// on, and so has its outcome reported, only once stored.
-	if cfg.Graph != nil {
+	// A page is marked retrieved in the graph only once every store has
+	// it; with an index, that is after the indexer (see RetrievalMarker).
+	markAfterIndex := cfg.Graph != nil && cfg.Indexer != nil
+	switch {
+	case markAfterIndex:
+		s = append(s, pipeline.Batch(NewGraphUpdaterWithoutMark(cfg.Graph), cfg.StoreBatchSize, 0))
+	case cfg.Graph != nil:
 		s = append(s, pipeline.Batch(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0))
 	}
 	// The text is only worth extracting if something reads it, and the
@@ -77,6 +83,9 @@ func stages(cfg Config) []pipeline.StageRunner {
 	}
 	if cfg.Indexer != nil {
 		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))
+	}
+	if markAfterIndex {
+		s = append(s, pipeline.Batch(NewRetrievalMarker(cfg.Graph), cfg.StoreBatchSize, 0))
 	}
 	procs := cfg.Processors
 	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {

@@ -27,20 +27,72 @@ import (
 //     longer has. A page never retrieved has no edges of its own to drop:
 //     it is known by a zero RetrievedAt both in the payload and as the
 //     graph reports it back from step 1, as linkgraph backends do;
-//  4. one UpsertLinks setting the pages' RetrievedAt.
+//  4. one UpsertLinks setting the pages' RetrievedAt, unless a
+//     RetrievalMarker later in the pipeline does it (see below).
 //
 // Marking the pages retrieved last means that a crash part-way leaves them
 // due for fetching again rather than marked done with links or edges
 // missing. Every write is committed when the call returns, so the pages'
 // outcomes, reported after, describe stored pages.
+//
+// RetrievedAt is what tells a crawl which pages are done, so a page must be
+// marked only once every store has it. When pages are also indexed, the
+// crawler therefore splits step 4 off into a RetrievalMarker that runs
+// after the indexer: a crash between the two writes then leaves the page
+// due again instead of retrieved and never indexed.
 type GraphUpdater struct {
 	graph Graph
 	now   func() time.Time
+	// skipMark leaves step 4 to a RetrievalMarker.
+	skipMark bool
 }
 
 // NewGraphUpdater returns the graph updater stage writing to g.
 func NewGraphUpdater(g Graph) *GraphUpdater {
 	return &GraphUpdater{graph: g, now: time.Now}
+}
+
+// NewGraphUpdaterWithoutMark returns a graph updater that stores pages'
+// links and edges but leaves marking the pages retrieved to a
+// RetrievalMarker placed after the other stores.
+func NewGraphUpdaterWithoutMark(g Graph) *GraphUpdater {
+	return &GraphUpdater{graph: g, now: time.Now, skipMark: true}
+}
+
+// RetrievalMarker is the stage that marks pages retrieved in the graph
+// (step 4 of GraphUpdater), for pipelines where other stores must have a
+// page before it counts as done. It is both a pipeline.Processor and a
+// pipeline.BatchProcessor: a batch is one UpsertLinks.
+type RetrievalMarker struct {
+	graph Graph
+	now   func() time.Time
+}
+
+// NewRetrievalMarker returns the stage marking pages retrieved in g.
+func NewRetrievalMarker(g Graph) *RetrievalMarker {
+	return &RetrievalMarker{graph: g, now: time.Now}
+}
+
+// Process implements pipeline.Processor.
+func (m *RetrievalMarker) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
+	if err := m.ProcessBatch(ctx, []pipeline.Payload{pp}); err != nil {
+		return nil, err
+	}
+	return pp, nil
+}
+
+// ProcessBatch implements pipeline.BatchProcessor.
+func (m *RetrievalMarker) ProcessBatch(_ context.Context, batch []pipeline.Payload) error {
+	b := getGraphBatch()
+	defer b.release()
+	for _, pp := range batch {
+		p, err := asPayload(pp)
+		if err != nil {
+			return fmt.Errorf("crawler: mark retrieved: %w", err)
+		}
+		b.pages = append(b.pages, p)
+	}
+	return markRetrieved(m.graph, m.now, b)
 }
 
 // graphBatch holds the links and edges of a batch of pages; pooled so that
@@ -153,18 +205,32 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		}
 	}
 
+	if u.skipMark {
+		return nil
+	}
+	return markRetrieved(u.graph, u.now, b)
+}
+
+// markRetrieved sets the RetrievedAt of the pages of b (step 4).
+func markRetrieved(g Graph, now func() time.Time, b *graphBatch) error {
+	if len(b.pages) == 0 {
+		return nil
+	}
 	// Reuse the front of the slices for the pages' own links.
 	clear(b.linkPtrs)
 	b.linkPtrs = b.linkPtrs[:0]
+	if len(b.links) < len(b.pages) {
+		b.links = append(b.links, make([]linkgraph.Link, len(b.pages)-len(b.links))...)
+	}
 	for i, p := range b.pages {
 		retrieved := p.FetchedAt
 		if retrieved.IsZero() {
-			retrieved = u.now()
+			retrieved = now()
 		}
 		b.links[i] = linkgraph.Link{URL: p.URL, RetrievedAt: retrieved}
 		b.linkPtrs = append(b.linkPtrs, &b.links[i])
 	}
-	if err := u.graph.UpsertLinks(b.linkPtrs); err != nil {
+	if err := g.UpsertLinks(b.linkPtrs); err != nil {
 		return fmt.Errorf("crawler: update graph: mark %s retrieved: %w", b.describe(), err)
 	}
 	return nil
