@@ -14,10 +14,6 @@
 //   - A fuzz target for charset decoding through the crawler's exported
 //     stages, its interesting inputs kept under testdata/fuzz.
 //
-// Bugs found by the suite and reported but not yet fixed are logged as
-// "KNOWN BUG" lines rather than failed, so that the suite guards everything
-// else meanwhile; LINKSRUS_KNOWN_BUGS=1 turns them into failures.
-//
 // The PostgreSQL restart test runs initdb and pg_ctl from
 // /usr/lib/postgresql/*/bin as the postgres OS user; it skips, saying why,
 // when they are missing or the test is not root, unless

@@ -45,13 +45,9 @@ const (
 	// That is under 200 MiB; 256 MiB leaves room for the runtime and the
 	// race detector's shadow of the heap is not counted by this metric.
 	hostileHeapBound = 256 << 20
-	// hostileManyLinks is the size of the many-links page: a tenth of the
-	// server's default. Storing 100,000 links of one page in the bolt
-	// graph takes over 30 s (over 5 min under -race) because bbolt's
-	// node.put is linear in the node size when keys arrive in random order,
-	// making one batch quadratic; see the suite's report. 10,000 keeps the
-	// trap's shape at a hundredth of that cost.
-	hostileManyLinks = 10_000
+	// hostileManyLinks is the size of the many-links page: the server's
+	// default of 100,000, all stored in the bolt graph in one batch.
+	hostileManyLinks = hostileweb.DefaultManyLinks
 )
 
 // expectation is what the crawl must report for one route, and why the

@@ -2,7 +2,6 @@ package safety
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -123,32 +122,12 @@ func checkStores(t *testing.T, graphURL, indexURL string, site *testSite, comple
 	return sc
 }
 
-// envKnownBugs, set to 1, turns the checks of known, reported bugs from
-// logged findings into failures.
-const envKnownBugs = "LINKSRUS_KNOWN_BUGS"
-
-// requireIndexed fails the test if pages were retrieved but never indexed
-// and LINKSRUS_KNOWN_BUGS=1; otherwise it logs them. A page whose graph
-// write landed but whose index write did not when the process died is
-// never indexed by a resumed crawl, which fetches only links never
-// retrieved (reported with the suite; see the README's safety section).
+// requireIndexed fails the test if pages were retrieved but never indexed:
+// a page counts as retrieved only once every store has it, so a crash
+// between the stores' writes must leave it due for the resumed crawl.
 func requireIndexed(t *testing.T, sc storeCheck) {
 	t.Helper()
-	if len(sc.unindexed) == 0 {
-		return
+	if len(sc.unindexed) != 0 {
+		t.Errorf("%d pages retrieved but never indexed: %v", len(sc.unindexed), sc.unindexed)
 	}
-	knownBug(t, "%d pages retrieved but never indexed: %v", len(sc.unindexed), sc.unindexed)
-}
-
-// knownBug reports a finding of a bug that is known and reported: a
-// failure when LINKSRUS_KNOWN_BUGS=1, a log line otherwise, so that the
-// suite stays green while the bug is open and shows it the moment it is
-// fixed (the line disappears) or asked for.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv(envKnownBugs) == "1" {
-		t.Errorf(format, args...)
-		return
-	}
-	t.Logf("KNOWN BUG (set "+envKnownBugs+"=1 to fail on it): "+format, args...)
 }
