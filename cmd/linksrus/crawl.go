@@ -19,33 +19,39 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/scope"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // crawlOptions are the crawl command's flags.
 type crawlOptions struct {
-	stores       storeFlags
-	workers      int
-	maxPages     int
-	maxDepth     int
-	sameHost     bool
-	domains      string
-	include      string
-	exclude      string
-	delay        time.Duration
-	perHost      int
-	userAgent    string
-	ignoreRobots bool
-	maxBody      int64
-	timeout      time.Duration
-	allowNets    stringList
-	report       string
-	partition    string
-	every        time.Duration
-	recrawlAfter time.Duration
-	listen       string
-	idleExit     time.Duration
-	cpuProfile   string
+	stores        storeFlags
+	workers       int
+	maxPages      int
+	maxDepth      int
+	sameHost      bool
+	domains       string
+	include       string
+	exclude       string
+	delay         time.Duration
+	perHost       int
+	userAgent     string
+	ignoreRobots  bool
+	maxBody       int64
+	timeout       time.Duration
+	allowNets     stringList
+	report        string
+	partition     string
+	every         time.Duration
+	recrawlAfter  time.Duration
+	listen        string
+	idleExit      time.Duration
+	cpuProfile    string
+	retries       int
+	maxRedirects  int
+	headFirst     bool
+	sortQuery     bool
+	stripTracking bool
 }
 
 // stringList is a repeatable flag.
@@ -75,6 +81,11 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.DurationVar(&o.every, "every", 0, "run as a service: crawl again every `D`, re-fetching pages older than --recrawl-after")
 	fs.DurationVar(&o.recrawlAfter, "recrawl-after", 0, "fetch again pages retrieved more than `D` ago (0: never)")
 	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics on `ADDR` (e.g. 127.0.0.1:9090)")
+	fs.IntVar(&o.retries, "retries", crawler.DefaultMaxRetries, "retry a transient failure (timeout, reset, 429, 5xx) up to `N` times, honouring Retry-After (0: never)")
+	fs.IntVar(&o.maxRedirects, "max-redirects", crawler.DefaultMaxRedirects, "follow at most `N` redirects per page, each checked like a link")
+	fs.BoolVar(&o.headFirst, "head-first", false, "send HEAD before GET to skip non-HTML without downloading it")
+	fs.BoolVar(&o.sortQuery, "sort-query", false, "sort query parameters when normalising URLs (fewer duplicates, but some sites care about order)")
+	fs.BoolVar(&o.stripTracking, "strip-tracking", false, "drop utm_*, gclid and fbclid query parameters when normalising URLs")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to `FILE`")
 	fs.DurationVar(&o.idleExit, "partition-idle", 5*time.Second, "with --partition: finish after `D` without new links in this share")
 }
@@ -141,8 +152,8 @@ func (o *crawlOptions) validate(seeds []*url.URL) (*crawlConfig, error) {
 	switch {
 	case o.workers < 1:
 		return nil, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
-	case o.maxPages < 0, o.maxDepth < 0, o.perHost < 0, o.maxBody < 0:
-		return nil, errors.New("--max-pages, --max-depth, --per-host and --max-body cannot be negative")
+	case o.maxPages < 0, o.maxDepth < 0, o.perHost < 0, o.maxBody < 0, o.retries < 0, o.maxRedirects < 0:
+		return nil, errors.New("--max-pages, --max-depth, --per-host, --max-body, --retries and --max-redirects cannot be negative")
 	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0:
 		return nil, errors.New("durations cannot be negative")
 	case o.every > 0 && o.recrawlAfter == 0:
@@ -265,6 +276,9 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stor
 		FetchWorkers:           o.workers,
 		MaxBodyBytes:           o.maxBody,
 		FetchTimeout:           o.timeout,
+		MaxRedirects:           redirectLimit(o.maxRedirects),
+		HeadFirst:              o.headFirst,
+		LinkNormalization:      urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking},
 		DecorateRequest: func(req *http.Request) error {
 			req.Header.Set("User-Agent", o.userAgent)
 			return nil
@@ -280,12 +294,22 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stor
 	if st.index != nil {
 		ccfg.Indexer = st.index
 	}
+	if o.retries > 0 {
+		ccfg.Retry = &crawler.RetryPolicy{MaxRetries: o.retries}
+	}
+	// The frontier queues only links in scope; the gate applies the scope
+	// to redirect targets too.
+	scopeGate, err := crawler.NewScopeGate(cfg.scope)
+	if err != nil {
+		return err
+	}
+	ccfg.Gates = append(ccfg.Gates, scopeGate)
 	if !o.ignoreRobots {
-		gate, err := newRobotsGate(cfg, getter, f)
+		gate, closeGate, err := newRobotsGate(cfg, getter, f)
 		if err != nil {
 			return err
 		}
-		defer gate.close()
+		defer closeGate()
 		ccfg.Gates = append(ccfg.Gates, gate)
 	}
 
@@ -436,4 +460,13 @@ func startCPUProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// redirectLimit maps --max-redirects to crawler.Config.MaxRedirects, where
+// zero means the default and a negative value none.
+func redirectLimit(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -149,7 +149,10 @@ func (s *crawlStats) record(o crawler.Outcome) {
 	case crawler.ReasonCrawled:
 		s.pages.Add(1)
 		s.links.Add(int64(o.Links + o.NoFollowLinks))
-	case crawler.ReasonFetchError, crawler.ReasonHTTPStatus, crawler.ReasonCharset:
+	case crawler.ReasonFetchError, crawler.ReasonHTTPStatus, crawler.ReasonCharset,
+		crawler.ReasonRedirectLoop, crawler.ReasonTooManyRedirects, crawler.ReasonCanceled:
+		// Failures, as opposed to skips by policy or limit: a page that
+		// should have been crawled and was not.
 		s.errors.Add(1)
 	default:
 		s.skipped.Add(1)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -483,5 +484,59 @@ func TestServiceModeRecrawlsAndServesMetrics(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("service stopped with SIGTERM: %v, want exit 0\n%s", err, errb.String())
+	}
+}
+
+func TestRedirectOutOfScopeIsNotFollowed(t *testing.T) {
+	var awayHits atomic.Int32
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		awayHits.Add(1)
+		fmt.Fprint(w, "<title>elsewhere</title>")
+	}))
+	defer away.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/away">away</a> <a href="/moved">moved</a>`)
+		case "/away":
+			// Same address, other host name: out of --same-host's scope.
+			http.Redirect(w, r, strings.Replace(away.URL, "127.0.0.1", "localhost", 1)+"/", http.StatusFound)
+		case "/moved":
+			http.Redirect(w, r, "/target", http.StatusMovedPermanently)
+		case "/target":
+			fmt.Fprint(w, "<title>target</title>")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer home.Close()
+	report := filepath.Join(t.TempDir(), "report.json")
+	r := linksrus(t, nil, "crawl", "--graph", "memory://", "--index", "none", "--allow-net", "127.0.0.0/8",
+		"--ignore-robots", "--report", report, home.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("crawl exited %d: %s", r.code, r.stderr)
+	}
+	if n := awayHits.Load(); n != 0 {
+		t.Errorf("the other host was fetched %d times through a redirect", n)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		URLs []struct {
+			URL, Outcome string
+			FinalURL     string `json:"final_url"`
+		} `json:"urls"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range rep.URLs {
+		got[strings.TrimPrefix(u.URL, home.URL)] = u.Outcome + " " + strings.TrimPrefix(u.FinalURL, home.URL)
+	}
+	if got["/away"] != "scope " || got["/moved"] != "crawled /target" {
+		t.Errorf("outcomes %v, want /away out of scope and /moved crawled at /target", got)
 	}
 }

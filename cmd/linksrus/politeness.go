@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"net/netip"
-	"net/url"
 	"strings"
 
 	"github.com/linksrus/linksrus/crawler"
@@ -46,14 +44,10 @@ func allowListed(cfg *crawlConfig, a netip.Addr) bool {
 	return false
 }
 
-// robotsGate is the crawler.Gate that obeys robots.txt and passes each
-// host's Crawl-delay on to the frontier's scheduler.
-type robotsGate struct {
-	checker  *robots.Checker
-	frontier *frontier
-}
-
-func newRobotsGate(cfg *crawlConfig, getter robots.Getter, f *frontier) (*robotsGate, error) {
+// newRobotsGate returns the crawler.Gate that obeys robots.txt and passes
+// each host's Crawl-delay on to the frontier's scheduler, and a function
+// releasing it.
+func newRobotsGate(cfg *crawlConfig, getter robots.Getter, f *frontier) (crawler.Gate, func(), error) {
 	checker, err := robots.New(getter, robots.Options{
 		RobotName: robotName(cfg.opts.userAgent),
 		UserAgent: cfg.opts.userAgent,
@@ -61,27 +55,15 @@ func newRobotsGate(cfg *crawlConfig, getter robots.Getter, f *frontier) (*robots
 		FetchTimeout: cfg.opts.timeout,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &robotsGate{checker: checker, frontier: f}, nil
-}
-
-// Admit implements crawler.Gate.
-func (g *robotsGate) Admit(ctx context.Context, u *url.URL) error {
-	d, err := g.checker.Allowed(ctx, u)
+	gate, err := crawler.NewRobotsGate(checker, f.sched.SetDelay)
 	if err != nil {
-		return err
+		checker.Close()
+		return nil, nil, err
 	}
-	if d.CrawlDelay > 0 {
-		g.frontier.sched.SetDelay(u.Host, d.CrawlDelay)
-	}
-	if !d.Allowed {
-		return crawler.Skip(crawler.ReasonRobots, nil)
-	}
-	return nil
+	return gate, func() { checker.Close() }, nil
 }
-
-func (g *robotsGate) close() { g.checker.Close() }
 
 // robotName is the product token of a User-Agent ("linksrus-crawler/1.0
 // (+...)" → "linksrus-crawler"), the name robots.txt groups are matched
