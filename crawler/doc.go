@@ -3,11 +3,22 @@
 // package pipeline:
 //
 //	source (a linkgraph.LinkIterator)
-//	  → fetch (fixed worker pool)
-//	  → extract links
-//	  → extract text (only when something consumes it)
-//	  → broadcast to the graph updater, the text indexer and user processors
+//	  → fetch (fixed worker pool; gates, redirects, retries)
+//	  → extract links (a worker per CPU)
+//	  → graph updater: links and edges (in batches)
+//	  → extract text (a worker per CPU; only when something consumes it)
+//	  → text indexer (in batches)
+//	  → mark the pages retrieved in the graph (in batches)
+//	  → user processors (each its own copy, by broadcast)
 //	  → sink (counts pages)
+//
+// The stores are written one after the other rather than side by side (as
+// a broadcast would): a page counts as retrieved in the graph, which is how
+// a crawl knows it is done, only once every store has it, and its links
+// reach the graph (and a frontier fed from it) before its text is even
+// extracted. Each store stage writes whatever pages have queued up as one
+// batch, so a store that syncs to disk costs a commit per batch, not per
+// page, and a page's outcome is reported only once it is stored.
 //
 // Crawler runs that pipeline; the payload type and every stage are exported
 // (Stages, NewFetcher, NewLinkExtractor, ...) so that a caller can assemble a
