@@ -52,6 +52,12 @@ type frontier struct {
 	refill func(ctx context.Context) bool
 }
 
+// depthLevels is the number of priority levels of the frontier: links are
+// handed out shallowest first, so that a crawl cut short by --max-pages or
+// an interrupt has covered the site breadth-first; depths from
+// depthLevels-1 on share the last level.
+const depthLevels = 8
+
 type queuedLink struct {
 	link  linkgraph.Link
 	depth int
@@ -61,6 +67,7 @@ func newFrontier(ctx context.Context, maxPages int, opts politeness.Options) (*f
 	// Discovery must never block on a full queue: the pipeline goroutine
 	// that discovers links is the one that would have to drain it.
 	opts.MaxQueued = math.MaxInt
+	opts.Levels = depthLevels
 	sched, err := politeness.NewScheduler[queuedLink](opts)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: %w", err)
@@ -83,7 +90,8 @@ func (f *frontier) add(l linkgraph.Link, host string, depth int) bool {
 	if _, dup := f.seen[l.ID]; dup || f.closed {
 		return false
 	}
-	if err := f.sched.Push(f.ctx, host, queuedLink{link: l, depth: depth}); err != nil {
+	prio := min(depth, depthLevels-1)
+	if err := f.sched.PushPriority(f.ctx, host, prio, queuedLink{link: l, depth: depth}); err != nil {
 		return false // the crawl is being torn down
 	}
 	f.seen[l.ID] = struct{}{}
