@@ -18,12 +18,14 @@ const maxIndexCalls = 16
 // TextIndexer is the stage that writes each crawled page's title and text
 // to the text index, unless the page asked not to be indexed (NoIndex).
 //
-// It is a pipeline.Processor and a pipeline.BatchProcessor. Indexer has no
-// batch call, so a batch is indexed with concurrent Index calls: that lets
-// an index that commits concurrent writes together (the embedded SQLite
-// index does) spend one commit on many pages, and lets a database index
-// overlap its round trips. A batch returns only when every page of it is
-// stored.
+// It is a pipeline.Processor and a pipeline.BatchProcessor. When the
+// Indexer also implements textindex.BatchIndexer (every textindex backend
+// does), a batch is one IndexBatch call: one transaction or round trip for
+// all its pages, and all or nothing. Otherwise a batch is indexed with
+// concurrent Index calls, which lets an index that commits concurrent
+// writes together spend one commit on many pages and a database index
+// overlap its round trips. Either way a batch returns only when every page
+// of it is stored.
 type TextIndexer struct {
 	indexer Indexer
 	now     func() time.Time
@@ -60,6 +62,9 @@ func (t *TextIndexer) ProcessBatch(_ context.Context, batch []pipeline.Payload) 
 		}
 	}
 	now := t.now()
+	if bi, ok := t.indexer.(textindex.BatchIndexer); ok {
+		return t.indexBatch(bi, pages, now)
+	}
 	if len(pages) == 1 {
 		return t.index(pages[0], now)
 	}
@@ -83,20 +88,39 @@ func (t *TextIndexer) ProcessBatch(_ context.Context, batch []pipeline.Payload) 
 	return errors.Join(errs...)
 }
 
+// indexBatch writes pages, none of them NoIndex, with one IndexBatch call.
+func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, now time.Time) error {
+	if len(pages) == 0 {
+		return nil
+	}
+	docs := make([]*textindex.Document, len(pages))
+	for n, p := range pages {
+		docs[n] = document(p, now)
+	}
+	if err := bi.IndexBatch(docs); err != nil {
+		return fmt.Errorf("crawler: index batch of %d pages: %w", len(docs), err)
+	}
+	return nil
+}
+
 // index writes p to the index, unless it is marked NoIndex.
 func (t *TextIndexer) index(p *Payload, now time.Time) error {
 	if p.NoIndex {
 		return nil
 	}
-	doc := &textindex.Document{
+	if err := t.indexer.Index(document(p, now)); err != nil {
+		return fmt.Errorf("crawler: index %q: %w", p.URL, err)
+	}
+	return nil
+}
+
+// document is the index's view of page p, indexed at now.
+func document(p *Payload, now time.Time) *textindex.Document {
+	return &textindex.Document{
 		LinkID:    p.LinkID,
 		URL:       p.URL,
 		Title:     p.Title,
 		Content:   p.TextContent,
 		IndexedAt: now,
 	}
-	if err := t.indexer.Index(doc); err != nil {
-		return fmt.Errorf("crawler: index %q: %w", p.URL, err)
-	}
-	return nil
 }

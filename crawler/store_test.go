@@ -264,9 +264,9 @@ func TestTextIndexerError(t *testing.T) {
 	}
 }
 
-// A batch is indexed with concurrent Index calls (so that an index can
-// commit them together), skipping noindex pages, and returns only when
-// every call has.
+// For an Indexer without IndexBatch, a batch is indexed with concurrent
+// Index calls (so that an index can commit them together), skipping
+// noindex pages, and returns only when every call has.
 func TestTextIndexerBatch(t *testing.T) {
 	ix := &concurrencyIndexer{release: make(chan struct{})}
 	const n = 5

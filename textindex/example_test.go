@@ -118,3 +118,45 @@ func ExampleIndexer_UpdateScore() {
 	// before indexing: true
 	// after indexing: 0.42
 }
+
+// ExampleBatchIndexer stores pages with one IndexBatch call when the index
+// supports it, as the crawler does, and falls back to Index otherwise. In a
+// batch, the last document of a LinkID wins.
+func ExampleBatchIndexer() {
+	idx, err := textindex.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+
+	id := uuid.MustParse("00000000-0000-0000-0000-000000000001")
+	docs := []*textindex.Document{
+		{LinkID: id, URL: "https://example.com/", Title: "Draft", Content: "first version"},
+		{LinkID: uuid.MustParse("00000000-0000-0000-0000-000000000002"), URL: "https://example.com/b", Title: "Other"},
+		{LinkID: id, URL: "https://example.com/", Title: "Final", Content: "second version"},
+	}
+	if bi, ok := idx.(textindex.BatchIndexer); ok {
+		err = bi.IndexBatch(docs)
+	} else {
+		for _, d := range docs {
+			if err = idx.Index(d); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	doc, err := idx.FindByID(id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(doc.Title)
+
+	// A document without a LinkID refuses the whole batch.
+	err = idx.(textindex.BatchIndexer).IndexBatch([]*textindex.Document{{Title: "no id"}})
+	fmt.Println(errors.Is(err, textindex.ErrMissingLinkID))
+	// Output:
+	// Final
+	// true
+}

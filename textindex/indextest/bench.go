@@ -20,6 +20,10 @@ var BenchDocs = 100_000
 // BenchNewFunc returns a new, empty index for a benchmark.
 type BenchNewFunc func(b *testing.B) textindex.Indexer
 
+// BenchBatchSize is how many documents the IndexBatch benchmark passes per
+// call: the crawler's default store batch size.
+const BenchBatchSize = 64
+
 // parallelWriters is the number of concurrent Index callers per CPU in
 // IndexParallel, about what a crawler's indexing stage runs.
 const parallelWriters = 4
@@ -33,6 +37,10 @@ const pageSize = 10
 //     reports docs/s.
 //   - IndexParallel: the same with parallelWriters goroutines per CPU, as
 //     the crawler's indexing stage calls Index; reports docs/s.
+//   - IndexBatch: b.N documents indexed by one caller in batches of
+//     BenchBatchSize through textindex.BatchIndexer, as the crawler's
+//     indexing stage does; reports docs/s. Skipped for a backend without
+//     IndexBatch.
 //   - Search: b.N searches on an index of BenchDocs documents (built
 //     once, by GOMAXPROCS concurrent writers, its rate reported as
 //     build-docs/s), each reading the first result page and the total;
@@ -77,6 +85,28 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 				}
 			}
 		})
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
+	})
+
+	b.Run("IndexBatch", func(b *testing.B) {
+		idx := newIndexer(b)
+		bi, ok := idx.(textindex.BatchIndexer)
+		if !ok {
+			b.Skip("the backend does not implement textindex.BatchIndexer")
+		}
+		c := newCorpus(1)
+		docs := make([]*textindex.Document, b.N)
+		for i := range docs {
+			docs[i] = c.doc(i)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		for lo := 0; lo < len(docs); lo += BenchBatchSize {
+			if err := bi.IndexBatch(docs[lo:min(lo+BenchBatchSize, len(docs))]); err != nil {
+				b.Fatalf("IndexBatch: %v", err)
+			}
+		}
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
 	})
 

@@ -69,6 +69,16 @@ func Run(t *testing.T, newIndexer NewFunc) {
 			tc.fn(t, newIndexer(t))
 		})
 	}
+	for _, tc := range batchTests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := newIndexer(t)
+			bi, ok := idx.(textindex.BatchIndexer)
+			if !ok {
+				t.Skip("the backend does not implement textindex.BatchIndexer")
+			}
+			tc.fn(t, idx, bi)
+		})
+	}
 }
 
 // newDoc returns a document with a fresh LinkID and a timestamp every

@@ -91,13 +91,25 @@ func (i *Index) Index(doc *textindex.Document) error {
 	}
 	// Splitting happens outside the lock: it is the expensive part and
 	// needs no shared state.
-	words := append(terms.Split(doc.Title), terms.Split(doc.Content)...)
+	words := split(doc)
 
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
 		return fmt.Errorf("memory: index: %w", textindex.ErrClosed)
 	}
+	i.put(doc, words)
+	return nil
+}
+
+// split returns the terms of doc's title then content.
+func split(doc *textindex.Document) []string {
+	return append(terms.Split(doc.Title), terms.Split(doc.Content)...)
+}
+
+// put inserts or replaces doc, whose terms are words; i.mu must be held
+// for writing.
+func (i *Index) put(doc *textindex.Document, words []string) {
 	e := &entry{doc: *doc, ord: uint32(len(i.byOrd)), tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
 	if old, ok := i.docs[doc.LinkID]; ok {
 		e.doc.PageRank = old.doc.PageRank
@@ -125,7 +137,6 @@ func (i *Index) Index(doc *textindex.Document) error {
 	if i.dead > 1024 && i.dead > len(i.docs) {
 		i.compact()
 	}
-	return nil
 }
 
 // retire removes old from the live set. Its postings stay until the next

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/docbatch"
+)
+
+var _ textindex.BatchIndexer = (*Index)(nil)
+
+// IndexBatch stores docs with one statement, one round trip; see
+// textindex.BatchIndexer. The rows come from parallel arrays through
+// unnest, which CockroachDB runs too; a single statement is atomic, so no
+// transaction is needed. Rows are written in LinkID order so that
+// concurrent batches touching the same documents lock them in the same
+// order and cannot deadlock each other.
+func (i *Index) IndexBatch(docs []*textindex.Document) error {
+	docs, err := docbatch.Prepare(docs)
+	if err != nil {
+		return fmt.Errorf("postgres: index batch: %w", err)
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	docs = slices.Clone(docs)
+	slices.SortFunc(docs, func(a, b *textindex.Document) int { return bytes.Compare(a.LinkID[:], b.LinkID[:]) })
+	var (
+		ids                  = make([]uuid.UUID, len(docs))
+		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
+		times                = make([]time.Time, len(docs))
+		ranks                = make([]float64, len(docs))
+	)
+	for n, d := range docs {
+		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
+		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
+	}
+	err = withRetry(context.Background(), func(ctx context.Context) error {
+		_, err := i.pool.Exec(ctx, `
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
+			SELECT link_id, url, title, content, indexed_at, page_rank, true
+			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[])
+				AS d (link_id, url, title, content, indexed_at, page_rank)
+			ON CONFLICT (link_id) DO UPDATE SET
+				url = excluded.url, title = excluded.title, content = excluded.content,
+				indexed_at = excluded.indexed_at, indexed = true`,
+			ids, urls, titles, bodies, times, ranks)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: index batch of %d: %w", len(docs), err)
+	}
+	return nil
+}
