@@ -7,9 +7,9 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
@@ -85,9 +85,10 @@ func (e *LinkExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 }
 
 // linkSet de-duplicates a page's links; pooled so that its map keeps its
-// buckets between pages.
+// buckets, and buf its capacity, between pages.
 type linkSet struct {
 	seen map[string]linkRef
+	buf  []byte // scratch space resolveFast builds links in
 }
 
 type linkRef struct {
@@ -107,6 +108,7 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 
 	noFollowPage := p.noFollow
 	baseSeen := false
+	pb := newPageBase(base)
 	z := html.NewTokenizer(bytes.NewReader(p.Body))
 	for {
 		tt := z.Next()
@@ -120,26 +122,28 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		if !hasAttr {
 			continue
 		}
-		switch atom.Lookup(name) {
-		case atom.A, atom.Area:
+		// A switch on the converted name compares without allocating, and
+		// is cheaper than hashing every tag name with atom.Lookup.
+		switch string(name) {
+		case "a", "area":
 			href, rel, ok := linkAttrs(z)
 			if !ok {
 				continue
 			}
-			e.add(p, set, base, href, hasToken(rel, "nofollow"))
-		case atom.Base:
+			e.add(p, set, pb, href, hasToken(rel, "nofollow"))
+		case "base":
 			if baseSeen {
 				continue
 			}
 			if href, ok := attr(z, "href"); ok {
 				baseSeen = true
 				if u, err := url.Parse(cleanHref(href)); err == nil {
-					if b := base.ResolveReference(u); b.Scheme == "http" || b.Scheme == "https" {
-						base = b
+					if b := pb.url.ResolveReference(u); b.Scheme == "http" || b.Scheme == "https" {
+						pb = newPageBase(b)
 					}
 				}
 			}
-		case atom.Meta:
+		case "meta":
 			ni, nf := metaRobots(z)
 			p.NoIndex = p.NoIndex || ni
 			noFollowPage = noFollowPage || nf
@@ -155,44 +159,90 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 // add records one occurrence of a link. A link followed anywhere on the page
 // is followed: an occurrence without nofollow moves it from NoFollowLinks to
 // Links.
-func (e *LinkExtractor) add(p *Payload, set *linkSet, base *url.URL, href string, noFollow bool) {
-	link, u := resolveLink(base, href)
-	if u == nil {
+//
+// The common link (see resolveFast) is resolved, normalised and looked up
+// in the page's set inside a reused buffer, so a repeated link costs no
+// allocation and a new one costs its string. The rest take the general
+// path: net/url, then urlnorm.
+func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte, noFollow bool) {
+	key, pathEnd, res := pb.resolveFast(set.buf[:0], href)
+	set.buf = key[:0]
+	switch {
+	case res == fastDropped:
+		return
+	case res == fastResolved && (!e.rewritesQuery() || pathEnd == len(key)):
+		if ref, dup := set.seen[string(key)]; dup {
+			if ref.noFollow && !noFollow {
+				e.promote(p, set, ref, string(key))
+			}
+			return
+		}
+		link := string(key)
+		keep := pb.keepHost(e.detector) && !hasNonHTMLExtension(link[len(pb.origin):pathEnd])
+		e.record(p, set, link, keep, noFollow)
 		return
 	}
-	if link, u = e.normalize(link, u); u == nil {
+
+	var link string
+	var u *url.URL
+	if res == fastResolved { // only the query is left to rewrite
+		link, u = e.normalize(string(key), nil)
+	} else {
+		if link, u = resolveLink(pb.url, string(href)); u == nil {
+			return
+		}
+		link, u = e.normalize(link, u)
+	}
+	if u == nil {
 		return
 	}
 	if ref, dup := set.seen[link]; dup {
 		if ref.noFollow && !noFollow {
-			p.NoFollowLinks = removeAt(p.NoFollowLinks, ref.index, set)
-			set.seen[link] = linkRef{index: len(p.Links)}
-			p.Links = append(p.Links, link)
+			e.promote(p, set, ref, link)
 		}
 		return
 	}
-	if !e.keep(u) {
-		set.seen[link] = linkRef{index: -1} // dropped; remember to skip it quickly
-		return
-	}
-	if noFollow {
-		set.seen[link] = linkRef{noFollow: true, index: len(p.NoFollowLinks)}
-		p.NoFollowLinks = append(p.NoFollowLinks, link)
-		return
-	}
+	e.record(p, set, link, e.keep(u), noFollow)
+}
+
+// rewritesQuery reports whether normalisation may change a query that
+// needs no escaping, which resolveFast leaves to urlnorm.
+func (e *LinkExtractor) rewritesQuery() bool {
+	return e.norm.SortQuery || e.norm.StripTracking
+}
+
+// promote moves link, seen so far only with nofollow at ref, to Links.
+func (e *LinkExtractor) promote(p *Payload, set *linkSet, ref linkRef, link string) {
+	p.NoFollowLinks = removeAt(p.NoFollowLinks, ref.index, set)
 	set.seen[link] = linkRef{index: len(p.Links)}
 	p.Links = append(p.Links, link)
 }
 
+// record stores the first occurrence of link, or only remembers it, so its
+// next occurrences are skipped quickly, when keep is false.
+func (e *LinkExtractor) record(p *Payload, set *linkSet, link string, keep, noFollow bool) {
+	switch {
+	case !keep:
+		set.seen[link] = linkRef{index: -1}
+	case noFollow:
+		set.seen[link] = linkRef{noFollow: true, index: len(p.NoFollowLinks)}
+		p.NoFollowLinks = append(p.NoFollowLinks, link)
+	default:
+		set.seen[link] = linkRef{index: len(p.Links)}
+		p.Links = append(p.Links, link)
+	}
+}
+
 // normalize returns the canonical form of a resolved link and its parsed
-// form, or a nil URL if the link is to be dropped. Already canonical links,
-// the common case, cost neither an allocation nor a parse.
+// form (u, when the caller has it), or a nil URL if the link is to be
+// dropped. Already canonical links with u cost neither an allocation nor a
+// parse.
 func (e *LinkExtractor) normalize(link string, u *url.URL) (string, *url.URL) {
 	n, err := urlnorm.Normalize(link, e.norm)
 	if err != nil {
 		return "", nil
 	}
-	if n == link {
+	if n == link && u != nil {
 		return link, u
 	}
 	if len(n) > MaxURLLength {
@@ -226,17 +276,18 @@ func removeAt(links []string, i int, set *linkSet) []string {
 	return links
 }
 
-// linkAttrs returns the href and rel attributes of the current tag.
-func linkAttrs(z *html.Tokenizer) (href, rel string, ok bool) {
+// linkAttrs returns the href and rel attributes of the current tag. They
+// alias the tokenizer's buffer, so they are valid only until its next call.
+func linkAttrs(z *html.Tokenizer) (href, rel []byte, ok bool) {
 	for {
 		key, val, more := z.TagAttr()
 		switch string(key) {
 		case "href":
 			if !ok { // the first href wins, as in browsers
-				href, ok = string(val), true
+				href, ok = val, true
 			}
 		case "rel":
-			rel = string(val)
+			rel = val
 		}
 		if !more {
 			return href, rel, ok
@@ -279,12 +330,23 @@ func metaRobots(z *html.Tokenizer) (noIndex, noFollow bool) {
 }
 
 // hasToken reports whether a space-separated list (such as rel) contains
-// token, case-insensitively.
-func hasToken(list, token string) bool {
-	for _, f := range strings.Fields(list) {
-		if strings.EqualFold(f, token) {
+// token, case-insensitively. Fields are split where strings.Fields would
+// split them, without building the slice of them.
+func hasToken(list []byte, token string) bool {
+	for len(list) > 0 {
+		start := bytes.IndexFunc(list, func(r rune) bool { return !unicode.IsSpace(r) })
+		if start < 0 {
+			return false
+		}
+		list = list[start:]
+		end := bytes.IndexFunc(list, unicode.IsSpace)
+		if end < 0 {
+			end = len(list)
+		}
+		if bytes.EqualFold(list[:end], []byte(token)) {
 			return true
 		}
+		list = list[end:]
 	}
 	return false
 }

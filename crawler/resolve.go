@@ -1,8 +1,11 @@
 package crawler
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
+
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
 // MaxURLLength is the longest link the extractor keeps. Longer URLs are
@@ -94,4 +97,156 @@ func escapeQuery(q string) string {
 		b = append(b, c)
 	}
 	return string(b)
+}
+
+// pageBase is the URL a page's relative links resolve against, with the
+// parts resolveFast needs worked out once per page rather than per link.
+type pageBase struct {
+	url *url.URL
+	// origin ("https://host:port") and dir (the path up to and including
+	// its last '/') are url's parts in canonical form. origin is empty, and
+	// the fast path off, when url is not canonical or its path holds
+	// anything but unreserved characters and single slashes.
+	origin, dir string
+	// hostChecked and hostKept cache the private-address verdict on url's
+	// host, which every link resolveFast produces shares.
+	hostChecked, hostKept bool
+}
+
+// newPageBase prepares u for resolveFast. Page URLs come from the link
+// graph, which stores only normalised links, so the fast path is almost
+// always on.
+func newPageBase(u *url.URL) *pageBase {
+	pb := &pageBase{url: u}
+	if u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Opaque != "" ||
+		u.Host == "" || u.RawPath != "" || !strings.HasPrefix(u.Path, "/") ||
+		strings.Contains(u.Path, "//") {
+		return pb
+	}
+	for i := 0; i < len(u.Path); i++ {
+		if !fastPathChars[u.Path[i]] {
+			return pb
+		}
+	}
+	origin := u.Scheme + "://" + u.Host
+	whole := origin + u.Path
+	if n, err := urlnorm.Normalize(whole, urlnorm.Options{}); err != nil || n != whole {
+		return pb
+	}
+	pb.origin = origin
+	pb.dir = u.Path[:strings.LastIndexByte(u.Path, '/')+1]
+	return pb
+}
+
+// keepHost reports whether links to the base's own host pass the
+// private-address filter, asking the detector once per page.
+func (pb *pageBase) keepHost(d PrivateNetworkDetector) bool {
+	if !pb.hostChecked {
+		private, err := d.IsPrivate(pb.url.Hostname())
+		pb.hostChecked, pb.hostKept = true, err == nil && !private
+	}
+	return pb.hostKept
+}
+
+// fastResult says what resolveFast did with a link.
+type fastResult int
+
+const (
+	fastUnsupported fastResult = iota // not a shape resolveFast handles: use resolveLink
+	fastDropped                       // resolveLink would drop it too
+	fastResolved                      // the canonical link was appended
+)
+
+var (
+	// fastPathChars are the bytes resolveFast accepts in a path: unreserved
+	// characters and '/', which net/url and urlnorm both leave as they are.
+	fastPathChars = makeCharSet("/")
+	// fastQueryChars are the bytes it accepts in a query: those urlnorm
+	// leaves unencoded, which net/url never touches in a query either.
+	fastQueryChars = makeCharSet("/?:@!$&'()*+,;=")
+)
+
+// makeCharSet returns the unreserved characters of RFC 3986 plus extra.
+func makeCharSet(extra string) *[256]bool {
+	var t [256]bool
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~'
+	}
+	for i := range len(extra) {
+		t[extra[i]] = true
+	}
+	return &t
+}
+
+// resolveFast resolves href against the page base as resolveLink followed
+// by urlnorm.Normalize (zero Options) would, without either: no url.URL, no
+// intermediate strings, nothing allocated beyond growing dst. It handles
+// the shape nearly every link on a real page has: a relative or
+// root-relative path of unreserved characters (dot segments allowed), an
+// optional query of characters that need no escaping, an optional fragment
+// of printable ASCII. Anything else, including network-path and absolute
+// references, is fastUnsupported and takes the general path.
+//
+// It appends the canonical link to dst and returns it with the offset in it
+// where the path ends. The tests check it against the general path on the
+// hostile table and under fuzzing.
+func (pb *pageBase) resolveFast(dst, href []byte) ([]byte, int, fastResult) {
+	if pb.origin == "" {
+		return dst, 0, fastUnsupported
+	}
+	href = bytes.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	if len(href) == 0 || href[0] == '#' || len(href) > MaxURLLength {
+		return dst, 0, fastDropped
+	}
+	i := 0
+	for ; i < len(href) && fastPathChars[href[i]]; i++ {
+		// Empty segments are where net/url's dot-segment removal and RFC
+		// 3986's part ways; leave them to the general path.
+		if href[i] == '/' && i > 0 && href[i-1] == '/' {
+			return dst, 0, fastUnsupported
+		}
+	}
+	pathEnd := i
+	if pathEnd == 0 || href[0] == '/' && pathEnd > 1 && href[1] == '/' {
+		return dst, 0, fastUnsupported
+	}
+	qStart := i
+	if i < len(href) && href[i] == '?' {
+		i++
+		qStart = i
+		for i < len(href) && fastQueryChars[href[i]] {
+			i++
+		}
+	}
+	qEnd := i
+	if i < len(href) {
+		if href[i] != '#' {
+			return dst, 0, fastUnsupported
+		}
+		// net/url refuses control bytes and malformed escapes even in a
+		// fragment; leave any doubt to it.
+		for _, c := range href[i+1:] {
+			if c <= ' ' || c >= 0x7f || c == '%' {
+				return dst, 0, fastUnsupported
+			}
+		}
+	}
+
+	dst = append(dst, pb.origin...)
+	pathStart := len(dst)
+	if href[0] != '/' {
+		dst = append(dst, pb.dir...)
+	}
+	dst = append(dst, href[:pathEnd]...)
+	dst = dst[:pathStart+len(urlnorm.RemoveDotSegments(dst[pathStart:]))]
+	end := len(dst)
+	if qEnd > qStart { // an empty query is dropped, as urlnorm does
+		dst = append(dst, '?')
+		dst = append(dst, href[qStart:qEnd]...)
+	}
+	if len(dst) > MaxURLLength {
+		return dst, 0, fastDropped
+	}
+	return dst, end, fastResolved
 }

@@ -38,3 +38,15 @@ func ExampleNormalize_errors() {
 	// true
 	// true
 }
+
+func ExampleRemoveDotSegments() {
+	for _, p := range []string{"/a/b/../c/./d", "/a/..", "/../x", "/a//./b", ""} {
+		fmt.Printf("%q\n", urlnorm.RemoveDotSegments([]byte(p)))
+	}
+	// Output:
+	// "/a/c/d"
+	// "/"
+	// "/x"
+	// "/a//b"
+	// "/"
+}

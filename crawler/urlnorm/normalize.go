@@ -98,7 +98,7 @@ func appendNormalized(b []byte, raw string, opts Options) ([]byte, error) {
 		b = append(b, '/')
 	} else {
 		b = appendEscaped(b, path, &pathChars)
-		b = b[:pathStart+len(removeDotSegments(b[pathStart:]))]
+		b = b[:pathStart+len(RemoveDotSegments(b[pathStart:]))]
 	}
 
 	if hasQuery && query != "" {

@@ -2,10 +2,14 @@ package urlnorm
 
 import "bytes"
 
-// removeDotSegments resolves "." and ".." segments of the absolute path p
-// (RFC 3986 5.2.4) in place and returns the shortened slice. Empty segments
-// are kept: "//" is significant to many servers.
-func removeDotSegments(p []byte) []byte {
+// RemoveDotSegments resolves the "." and ".." segments of the absolute path p
+// (RFC 3986 section 5.2.4) in place and returns the shortened slice; an empty
+// p becomes "/". Empty segments are kept: "//" is significant to many
+// servers. It is the path step of Normalize, exported for callers that build
+// a URL from parts already in canonical form (such as a link resolved
+// against a normalised page URL) and need only this step, without a
+// round trip through a string.
+func RemoveDotSegments(p []byte) []byte {
 	out := p[:0] // writes never overtake reads, so p can be reused
 	for r := 0; r < len(p); {
 		end := r + 1 // p[r] is always '/'
