@@ -118,20 +118,16 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
-		name, hasAttr := z.TagName()
-		if !hasAttr {
-			continue
-		}
-		// A switch on the converted name compares without allocating, and
-		// is cheaper than hashing every tag name with atom.Lookup.
-		switch string(name) {
-		case "a", "area":
+		// The name is read from the raw token: TagName would copy it
+		// (x/net/html allocates on every call), for every tag of the page.
+		switch rawTagName(z.Raw()) {
+		case tagLink:
 			href, rel, ok := linkAttrs(z)
 			if !ok {
 				continue
 			}
 			e.add(p, set, pb, href, hasToken(rel, "nofollow"))
-		case "base":
+		case tagBase:
 			if baseSeen {
 				continue
 			}
@@ -143,7 +139,7 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 					}
 				}
 			}
-		case "meta":
+		case tagMeta:
 			ni, nf := metaRobots(z)
 			p.NoIndex = p.NoIndex || ni
 			noFollowPage = noFollowPage || nf
@@ -274,6 +270,60 @@ func removeAt(links []string, i int, set *linkSet) []string {
 		set.seen[links[j]] = linkRef{noFollow: true, index: j}
 	}
 	return links
+}
+
+// tagKind is the kind of tag the extractor reads attributes from.
+type tagKind int
+
+const (
+	tagOther tagKind = iota
+	tagLink          // <a> or <area>
+	tagBase
+	tagMeta
+)
+
+// rawTagName classifies the start tag whose raw text is raw ("<a href=...>"),
+// reading the name where the tokenizer does: from after the '<' to the first
+// space, '/' or '>'. Only ASCII letters fold, as in the tokenizer.
+func rawTagName(raw []byte) tagKind {
+	end := 1
+	for end < len(raw) {
+		c := raw[end]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		end++
+	}
+	if end > 5 {
+		return tagOther
+	}
+	switch name := raw[1:end]; {
+	case equalLower(name, "a"), equalLower(name, "area"):
+		return tagLink
+	case equalLower(name, "base"):
+		return tagBase
+	case equalLower(name, "meta"):
+		return tagMeta
+	}
+	return tagOther
+}
+
+// equalLower reports whether b equals the lower-case ASCII word want, with
+// ASCII letters of b compared case-insensitively.
+func equalLower(b []byte, want string) bool {
+	if len(b) != len(want) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // linkAttrs returns the href and rel attributes of the current tag. They
