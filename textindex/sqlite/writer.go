@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/linksrus/linksrus/textindex"
@@ -60,8 +61,9 @@ func (b *textBatch) replace(id int64, existed bool, body string) {
 	b.bodies[id] = body
 }
 
-// flush writes the batch with two statements whose rows come from JSON
-// arrays, so the statements stay prepared whatever the batch size.
+// flush writes the batch with one statement for the deletions (rowids in a
+// JSON array, so that it stays prepared whatever their number) and one
+// for the insertions (per maxTextRows documents).
 func (b *textBatch) flush(ctx context.Context, w *writer) error {
 	if len(b.deletes) > 0 {
 		ids, err := json.Marshal(b.deletes)
@@ -72,27 +74,52 @@ func (b *textBatch) flush(ctx context.Context, w *writer) error {
 			return fmt.Errorf("remove old text: %w", err)
 		}
 	}
-	if len(b.order) > 0 {
-		rows := make([][2]any, len(b.order))
-		for n, id := range b.order {
-			rows[n] = [2]any{id, b.bodies[id]}
-		}
-		enc, err := json.Marshal(rows)
-		if err != nil {
-			return fmt.Errorf("encode text: %w", err)
-		}
-		if err := w.exec(ctx, stmtInsertTexts, string(enc)); err != nil {
+	for lo := 0; lo < len(b.order); lo += maxTextRows {
+		ids := b.order[lo:min(lo+maxTextRows, len(b.order))]
+		if _, err := w.conn.ExecContext(ctx, insertTextsQuery(len(ids)), b.textArgs(ids)...); err != nil {
 			return fmt.Errorf("index text: %w", err)
 		}
 	}
 	return nil
 }
 
+// maxTextRows bounds the rows of one docs_fts insert, keeping its bound
+// parameters (two a row) well below SQLite's limit of 32766.
+const maxTextRows = 4096
+
+// insertTextsQuery returns an insert of n rows into docs_fts. The rows are
+// bound as parameters of one multi-row VALUES rather than passed as a JSON
+// array: encoding the text as JSON and parsing it back cost as much again
+// as binding it. The statement is prepared per call since n varies; its
+// parse is negligible beside tokenising a batch of pages.
+func insertTextsQuery(n int) string {
+	var q strings.Builder
+	q.Grow(len(insertTextsPrefix) + n*len(", (?, ?)"))
+	q.WriteString(insertTextsPrefix)
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?)")
+	}
+	return q.String()
+}
+
+const insertTextsPrefix = `INSERT INTO docs_fts (rowid, body) VALUES `
+
+// textArgs returns the parameters of insertTextsQuery for ids.
+func (b *textBatch) textArgs(ids []int64) []any {
+	args := make([]any, 0, 2*len(ids))
+	for _, id := range ids {
+		args = append(args, id, b.bodies[id])
+	}
+	return args
+}
+
 // Statement texts, prepared once on the writer connection.
 const (
 	stmtUpsertDoc   = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = page_rank RETURNING id`
 	stmtDeleteTexts = `DELETE FROM docs_fts WHERE rowid IN (SELECT value FROM json_each(?))`
-	stmtInsertTexts = `INSERT INTO docs_fts (rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)`
 	stmtDropBody    = `DELETE FROM bodies WHERE id = ?`
 	stmtPutBody     = `INSERT INTO bodies (id, url, title, content, indexed_at) VALUES (?, ?, ?, ?, ?)`
 	stmtSetScore    = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
@@ -107,7 +134,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 		return nil, fmt.Errorf("reserve writer connection: %w", err)
 	}
 	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
-	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtInsertTexts, stmtDropBody, stmtPutBody, stmtSetScore,
+	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtSetScore,
 		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
