@@ -122,7 +122,10 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		// (x/net/html allocates on every call), for every tag of the page.
 		switch rawTagName(z.Raw()) {
 		case tagLink:
-			href, rel, ok := linkAttrs(z)
+			href, rel, ok, read := rawLinkAttrs(z.Raw())
+			if !read {
+				href, rel, ok = linkAttrs(z)
+			}
 			if !ok {
 				continue
 			}
@@ -324,6 +327,124 @@ func equalLower(b []byte, want string) bool {
 		}
 	}
 	return true
+}
+
+// rawLinkAttrs is linkAttrs reading the raw text of the tag, for the common
+// tag whose attributes need none of the rewriting TagAttr does (entities,
+// NUL bytes, carriage returns): TagAttr copies every key and value it
+// returns, which is most of the cost of a link-heavy page after the
+// tokenizer's own. It splits attributes exactly as the tokenizer's readTag
+// does, keeping the first of repeated names as the tokenizer does, and
+// reports read false, leaving the tag to linkAttrs, for any tag it does not
+// handle. FuzzRawLinkAttrs checks it against linkAttrs.
+func rawLinkAttrs(raw []byte) (href, rel []byte, ok, read bool) {
+	for _, c := range raw {
+		if c == '&' || c == '\r' || c == 0 {
+			return nil, nil, false, false
+		}
+	}
+	n := len(raw)
+	i := 1 // raw[0] is '<', raw[1] the tag name's first letter
+	for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	if i < n && isTagSpace(raw[i]) {
+		i++
+	}
+	relSeen := false
+	for {
+		for i < n && isTagSpace(raw[i]) {
+			i++
+		}
+		if i >= n {
+			return nil, nil, false, false // not a complete tag: the tokenizer never yields one
+		}
+		if raw[i] == '>' {
+			return href, rel, ok, true
+		}
+		// The attribute name runs to a space, '/', '>' or '=', except that a
+		// leading '=' belongs to it.
+		kStart := i
+		for ; ; i++ {
+			if i >= n {
+				return nil, nil, false, false
+			}
+			c := raw[i]
+			if c == '=' && i == kStart {
+				continue
+			}
+			if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
+				break
+			}
+		}
+		kEnd := i
+		vStart, vEnd, next, complete := rawAttrValue(raw, i)
+		if !complete {
+			return nil, nil, false, false
+		}
+		i = next
+		switch key := raw[kStart:kEnd]; {
+		case len(key) == 0:
+		case !ok && equalLower(key, "href"):
+			href, ok = raw[vStart:vEnd], true
+		case !relSeen && equalLower(key, "rel"):
+			rel, relSeen = raw[vStart:vEnd], true
+		}
+	}
+}
+
+// rawAttrValue reads the "=value" part, if any, of an attribute whose name
+// ends at raw[i], as the tokenizer's readTagAttrVal does, and returns the
+// value's span and where reading goes on; complete is false if raw ends
+// first.
+func rawAttrValue(raw []byte, i int) (vStart, vEnd, next int, complete bool) {
+	n := len(raw)
+	vStart, vEnd = i, i
+	for i < n && isTagSpace(raw[i]) {
+		i++
+	}
+	if i >= n {
+		return 0, 0, 0, false
+	}
+	switch raw[i] {
+	case '/': // consumed: a self-closing slash, or junk
+		return vStart, vEnd, i + 1, true
+	case '=':
+		i++
+	default: // no value
+		return vStart, vEnd, i, true
+	}
+	for i < n && isTagSpace(raw[i]) {
+		i++
+	}
+	if i >= n {
+		return 0, 0, 0, false
+	}
+	switch q := raw[i]; q {
+	case '>':
+		return vStart, vEnd, i, true
+	case '\'', '"':
+		end := bytes.IndexByte(raw[i+1:], q)
+		if end < 0 {
+			return 0, 0, 0, false
+		}
+		return i + 1, i + 1 + end, i + 2 + end, true
+	default:
+		for j := i + 1; j < n; j++ {
+			switch c := raw[j]; {
+			case isTagSpace(c):
+				return i, j, j + 1, true
+			case c == '>':
+				return i, j, j, true
+			}
+		}
+		return 0, 0, 0, false
+	}
+}
+
+// isTagSpace reports whether c is whitespace inside a tag, to the tokenizer.
+func isTagSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'
 }
 
 // linkAttrs returns the href and rel attributes of the current tag. They
