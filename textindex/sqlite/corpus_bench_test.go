@@ -1,0 +1,102 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/sqlite"
+)
+
+// BenchmarkCrawledCorpus indexes the pages of an index built by a real
+// crawl, in batches of the sizes the crawler's indexer stage sees, into a
+// new index per round (opening excluded, closing with its final checkpoint
+// included). Generated text says little about FTS5's cost on real pages,
+// so the corpus is an index.db from `linksrus crawl --data DIR`, named by
+// LINKSRUS_BENCH_CORPUS; without it the benchmark is skipped. It reports
+// pages per wall second and per CPU second of the process, the latter
+// being steadier on a shared machine.
+func BenchmarkCrawledCorpus(b *testing.B) {
+	docs := loadCrawledCorpus(b)
+	for _, size := range []int{2, 7, 64} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			var wall, cpu time.Duration
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"))
+				if err != nil {
+					b.Fatalf("Open: %v", err)
+				}
+				b.StartTimer()
+				start, cpu0 := time.Now(), cpuTime(b)
+				for lo := 0; lo < len(docs); lo += size {
+					if err := idx.IndexBatch(docs[lo:min(lo+size, len(docs))]); err != nil {
+						b.Fatalf("IndexBatch: %v", err)
+					}
+				}
+				if err := idx.Close(); err != nil {
+					b.Fatalf("Close: %v", err)
+				}
+				wall += time.Since(start)
+				cpu += cpuTime(b) - cpu0
+			}
+			pages := float64(len(docs) * b.N)
+			b.ReportMetric(pages/wall.Seconds(), "pages/s")
+			b.ReportMetric(pages/cpu.Seconds(), "pages/cpu-s")
+		})
+	}
+}
+
+// loadCrawledCorpus reads the stored pages of the index named by
+// LINKSRUS_BENCH_CORPUS, giving each a new LinkID.
+func loadCrawledCorpus(b *testing.B) []*textindex.Document {
+	path := os.Getenv("LINKSRUS_BENCH_CORPUS")
+	if path == "" {
+		b.Skip("LINKSRUS_BENCH_CORPUS names no index.db from a crawl")
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		b.Fatalf("open corpus: %v", err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT url, title, content, indexed_at FROM bodies ORDER BY id`)
+	if err != nil {
+		b.Fatalf("read corpus: %v", err)
+	}
+	defer rows.Close()
+	var docs []*textindex.Document
+	for rows.Next() {
+		d := &textindex.Document{LinkID: uuid.New()}
+		var at string
+		if err := rows.Scan(&d.URL, &d.Title, &d.Content, &at); err != nil {
+			b.Fatalf("read corpus: %v", err)
+		}
+		d.IndexedAt, _ = time.Parse(time.RFC3339Nano, at)
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatalf("read corpus: %v", err)
+	}
+	if len(docs) == 0 {
+		b.Fatalf("corpus %s holds no pages", path)
+	}
+	return docs
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
