@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/pager"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
@@ -76,24 +75,21 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
 	words := terms.Split(q.Expression)
-	it := &iterator{pool: i.pool, offset: q.Offset, size: firstBatch, text: strings.Join(words, " ")}
 	if len(words) == 0 {
-		it.done = true
-		return it, nil
+		return pager.New(0, 0, nil), nil
 	}
-	it.pageSQL = fmt.Sprintf(pageSQL, fn)
+	text := strings.Join(words, " ")
 	var total int64
 	err := i.pool.QueryRow(context.Background(), fmt.Sprintf(`
 		SELECT count(*) FROM textindex_documents
-		WHERE indexed AND tsv @@ %s('simple', $1)`, fn), it.text).Scan(&total)
+		WHERE indexed AND tsv @@ %s('simple', $1)`, fn), text).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
-	it.total = uint64(total)
-	if q.Offset >= it.total || q.Offset > math.MaxInt64 {
-		it.done = true
-	}
-	return it, nil
+	page := fmt.Sprintf(pageSQL, fn)
+	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
+		return i.fetchPage(page, text, offset, limit)
+	}), nil
 }
 
 // pageSQL ranks the hits on key and score alone and joins only the page
@@ -110,85 +106,23 @@ const pageSQL = `
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
-// An iterator's first fetch reads firstBatch results; later ones double in
-// size up to maxBatch, because every fetch ranks all hits again.
-const (
-	firstBatch = 64
-	maxBatch   = 4096
-)
-
-// iterator fetches results in batches, each its own statement, so it holds
-// no connection between calls; a document changed while paging may move
-// between batches.
-type iterator struct {
-	pool    *pgxpool.Pool
-	pageSQL string
-	text    string
-	offset  uint64
-	total   uint64
-
-	batch []*textindex.Document
-	size  int // rows the next fetch asks for
-	cur   *textindex.Document
-	done  bool
-	err   error
-}
-
-func (it *iterator) Next() bool {
-	if it.err != nil {
-		return false
-	}
-	if len(it.batch) == 0 && !it.done {
-		it.fetch()
-	}
-	if len(it.batch) == 0 {
-		it.cur = nil
-		return false
-	}
-	it.cur, it.batch = it.batch[0], it.batch[1:]
-	return true
-}
-
-func (it *iterator) fetch() {
-	rows, err := it.pool.Query(context.Background(), it.pageSQL, it.text, it.size, int64(it.offset))
+// fetchPage reads one page of a search's results.
+func (i *Index) fetchPage(page, text string, offset uint64, limit int) ([]*textindex.Document, error) {
+	rows, err := i.pool.Query(context.Background(), page, text, limit, int64(offset))
 	if err != nil {
-		it.err = fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
-		return
+		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 	}
 	defer rows.Close()
+	var docs []*textindex.Document
 	for rows.Next() {
 		doc, err := scanDoc(rows)
 		if err != nil {
-			it.err = fmt.Errorf("postgres: search: read result: %w", err)
-			it.batch = nil
-			return
+			return nil, fmt.Errorf("postgres: search: read result: %w", err)
 		}
-		it.batch = append(it.batch, doc)
+		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {
-		it.err = fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
-		it.batch = nil
-		return
+		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 	}
-	it.offset += uint64(len(it.batch))
-	if len(it.batch) < it.size || it.offset >= it.total {
-		it.done = true
-	}
-	it.size = min(2*it.size, maxBatch)
-}
-
-func (it *iterator) Document() *textindex.Document {
-	if it.cur == nil {
-		return nil
-	}
-	d := *it.cur
-	return &d
-}
-
-func (it *iterator) Error() error       { return it.err }
-func (it *iterator) TotalCount() uint64 { return it.total }
-
-func (it *iterator) Close() error {
-	it.batch, it.cur, it.done = nil, nil, true
-	return nil
+	return docs, nil
 }

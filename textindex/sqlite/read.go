@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/pager"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
@@ -78,33 +78,21 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
 	expr := matchExpr(q)
-	it := &iterator{db: i.db, expr: expr, offset: q.Offset, size: firstBatch}
 	if expr == "" {
-		it.done = true
-		return it, nil
+		return pager.New(0, 0, nil), nil
 	}
 	// Counting needs no ranking and no join: FTS5 answers it from the
 	// inverted index alone.
+	var total uint64
 	err := i.db.QueryRowContext(context.Background(),
-		`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`, expr).Scan(&it.total)
+		`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`, expr).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, closedErr(err))
 	}
-	if q.Offset >= it.total || q.Offset > math.MaxInt64 {
-		it.done = true
-	}
-	return it, nil
+	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
+		return i.fetchPage(expr, offset, limit)
+	}), nil
 }
-
-// An iterator's first fetch reads firstBatch results, a page or two of a
-// typical result list, so that a caller reading the first ten results does
-// not pay for materialising thousands. Every fetch ranks all hits again, so
-// later fetches double in size (up to maxBatch) to keep a full walk over n
-// results at O(log n) rankings.
-const (
-	firstBatch = 64
-	maxBatch   = 4096
-)
 
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
 // only the requested page back to the stored text.
@@ -120,77 +108,23 @@ const pageQuery = `
 	JOIN bodies b ON b.id = p.id
 	ORDER BY p.score DESC, p.link_id`
 
-// iterator fetches results in batches. Each batch is its own statement, so
-// an iterator holds no connection or read transaction between calls, and a
-// document changed while paging may move between batches.
-type iterator struct {
-	db     *sql.DB
-	expr   string
-	offset uint64
-	total  uint64
-
-	batch []*textindex.Document
-	size  int // rows the next fetch asks for
-	cur   *textindex.Document
-	done  bool // no more batches to fetch
-	err   error
-}
-
-func (it *iterator) Next() bool {
-	if it.err != nil {
-		return false
-	}
-	if len(it.batch) == 0 && !it.done {
-		it.fetch()
-	}
-	if len(it.batch) == 0 {
-		it.cur = nil
-		return false
-	}
-	it.cur, it.batch = it.batch[0], it.batch[1:]
-	return true
-}
-
-func (it *iterator) fetch() {
-	rows, err := it.db.QueryContext(context.Background(), pageQuery, it.expr, it.size, int64(it.offset))
+// fetchPage reads one page of a search's results.
+func (i *Index) fetchPage(expr string, offset uint64, limit int) ([]*textindex.Document, error) {
+	rows, err := i.db.QueryContext(context.Background(), pageQuery, expr, limit, int64(offset))
 	if err != nil {
-		it.err = fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
-		return
+		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 	}
 	defer rows.Close()
+	var docs []*textindex.Document
 	for rows.Next() {
 		doc, err := scanDoc(rows)
 		if err != nil {
-			it.err = fmt.Errorf("sqlite: search: read result: %w", err)
-			it.batch = nil
-			return
+			return nil, fmt.Errorf("sqlite: search: read result: %w", err)
 		}
-		it.batch = append(it.batch, doc)
+		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {
-		it.err = fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
-		it.batch = nil
-		return
+		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 	}
-	it.offset += uint64(len(it.batch))
-	if len(it.batch) < it.size || it.offset >= it.total {
-		it.done = true
-	}
-	it.size = min(2*it.size, maxBatch)
-}
-
-func (it *iterator) Document() *textindex.Document {
-	if it.cur == nil {
-		return nil
-	}
-	d := *it.cur
-	return &d
-}
-
-func (it *iterator) Error() error       { return it.err }
-func (it *iterator) TotalCount() uint64 { return it.total }
-
-func (it *iterator) Close() error {
-	it.batch, it.cur, it.done = nil, nil, true
-	return nil
+	return docs, nil
 }

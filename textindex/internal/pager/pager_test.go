@@ -1,0 +1,77 @@
+package pager
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.uber.org/goleak"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// results returns a fetch over n documents that records the page sizes
+// asked for.
+func results(n int, sizes *[]int) FetchFunc {
+	docs := make([]*textindex.Document, n)
+	for i := range docs {
+		docs[i] = &textindex.Document{LinkID: uuid.New(), Title: string(rune('a' + i%26))}
+	}
+	return func(offset uint64, limit int) ([]*textindex.Document, error) {
+		*sizes = append(*sizes, limit)
+		end := min(int(offset)+limit, n)
+		if int(offset) >= end {
+			return nil, nil
+		}
+		return docs[offset:end], nil
+	}
+}
+
+func TestWalksEveryResultWithGrowingPages(t *testing.T) {
+	var sizes []int
+	const n = 1000
+	it := New(n, 0, results(n, &sizes))
+	count := 0
+	for it.Next() {
+		d := it.Document()
+		d.Title = "changed" // a copy: the next read must not see it
+		count++
+	}
+	if err := it.Error(); err != nil || count != n || it.TotalCount() != n {
+		t.Fatalf("read %d of %d (total %d), err %v", count, n, it.TotalCount(), err)
+	}
+	if want := []int{64, 128, 256, 512, 1024}; !slices.Equal(sizes, want) {
+		t.Fatalf("page sizes %v, want %v (stop once total is reached)", sizes, want)
+	}
+}
+
+func TestOffsetAndEmptySearches(t *testing.T) {
+	var sizes []int
+	it := New(10, 7, results(10, &sizes))
+	count := 0
+	for it.Next() {
+		count++
+	}
+	if count != 3 {
+		t.Fatalf("read %d results after offset 7 of 10, want 3", count)
+	}
+	for _, it := range []*Iterator{New(10, 10, results(10, &sizes)), New(0, 0, nil), New(5, 0, nil)} {
+		if it.Next() || it.Document() != nil {
+			t.Fatal("an empty search yielded a result")
+		}
+	}
+}
+
+func TestFetchErrorStopsIteration(t *testing.T) {
+	boom := errors.New("boom")
+	it := New(100, 0, func(uint64, int) ([]*textindex.Document, error) { return nil, boom })
+	if it.Next() || !errors.Is(it.Error(), boom) {
+		t.Fatalf("Next after a failed fetch: error %v, want boom", it.Error())
+	}
+	if err := it.Close(); err != nil || it.Next() {
+		t.Fatal("Close or Next after Close misbehaved")
+	}
+}
