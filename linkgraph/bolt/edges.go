@@ -92,7 +92,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 		return nil, fmt.Errorf("bolt graph: edges: %w", err)
 	}
 	before := graphutil.Timestamp(updatedBefore)
-	it := &iterator[linkgraph.Edge]{
+	it := &scan[linkgraph.Edge]{
 		db: g.db, bucket: bucketEdges, from: fromID, to: toID, op: "edges",
 		decode: func(k, v []byte) (*linkgraph.Edge, bool, error) {
 			e, err := decodeEdge(k, v)
@@ -102,7 +102,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 			return e, e.UpdatedAt.Before(before), nil
 		},
 	}
-	return &edgeIterator{it}, nil
+	return graphutil.EdgeIterator{Pager: it.pager()}, nil
 }
 
 // RemoveStaleEdges implements linkgraph.Graph.

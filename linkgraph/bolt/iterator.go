@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 	bbolt "go.etcd.io/bbolt"
 )
@@ -21,9 +20,10 @@ const (
 	maxScan = 20 * pageSize
 )
 
-// iterator walks the keys of one bucket whose first 16 bytes are in
-// [from, to), keeping the records decode accepts.
-type iterator[T any] struct {
+// scan walks the keys of one bucket whose first 16 bytes are in
+// [from, to), keeping the records decode accepts; its fetch reads one page
+// for a graphutil.Pager.
+type scan[T any] struct {
 	db     *bbolt.DB
 	bucket []byte
 	from   uuid.UUID
@@ -31,97 +31,54 @@ type iterator[T any] struct {
 	op     string
 	decode func(k, v []byte) (rec *T, keep bool, err error)
 
-	page    []*T
-	pos     int
+	buf     []*T   // reused for each page
 	lastKey []byte // last key looked at; the next page starts after it
-	done    bool   // no more pages
-	closed  bool
-	err     error
 }
 
-func (it *iterator[T]) next() bool {
-	if it.closed || it.err != nil {
-		return false
+// pager returns the Pager over s's pages.
+func (s *scan[T]) pager() *graphutil.Pager[T] {
+	if graphutil.EmptyRange(s.from, s.to) {
+		return graphutil.NewPager[T](nil)
 	}
-	for it.pos+1 >= len(it.page) {
-		if it.done {
-			it.page, it.pos = nil, 0
-			return false
-		}
-		if err := it.fetch(); err != nil {
-			it.err = fmt.Errorf("bolt graph: %s: %w", it.op, err)
-			it.page, it.pos = nil, 0
-			return false
-		}
-	}
-	it.pos++
-	return true
+	return graphutil.NewPager(s.fetch)
 }
 
-// fetch loads the next page into it.page and sets it.pos before its start.
-func (it *iterator[T]) fetch() error {
-	it.page, it.pos = it.page[:0], -1
-	if graphutil.EmptyRange(it.from, it.to) {
-		it.done = true
-		return nil
-	}
-	return it.db.View(func(tx *bbolt.Tx) error {
-		c := tx.Bucket(it.bucket).Cursor()
+// fetch reads the next page in a read transaction of its own.
+func (s *scan[T]) fetch() (page []*T, more bool, err error) {
+	s.buf = s.buf[:0]
+	more = true
+	err = s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(s.bucket).Cursor()
 		var k, v []byte
-		if it.lastKey == nil {
-			k, v = c.Seek(it.from[:])
+		if s.lastKey == nil {
+			k, v = c.Seek(s.from[:])
 		} else {
-			k, v = c.Seek(it.lastKey)
-			if k != nil && bytes.Equal(k, it.lastKey) {
+			k, v = c.Seek(s.lastKey)
+			if k != nil && bytes.Equal(k, s.lastKey) {
 				k, v = c.Next()
 			}
 		}
 		for scanned := 0; ; k, v = c.Next() {
-			if k == nil || (it.to != uuid.Nil && bytes.Compare(k[:min(16, len(k))], it.to[:]) >= 0) {
-				it.done = true
+			if k == nil || (s.to != uuid.Nil && bytes.Compare(k[:min(16, len(k))], s.to[:]) >= 0) {
+				more = false
 				return nil
 			}
-			if len(it.page) == pageSize || scanned == maxScan {
+			if len(s.buf) == pageSize || scanned == maxScan {
 				return nil
 			}
 			scanned++
-			it.lastKey = append(it.lastKey[:0], k...)
-			rec, keep, err := it.decode(k, v)
+			s.lastKey = append(s.lastKey[:0], k...)
+			rec, keep, err := s.decode(k, v)
 			if err != nil {
 				return err
 			}
 			if keep {
-				it.page = append(it.page, rec)
+				s.buf = append(s.buf, rec)
 			}
 		}
 	})
-}
-
-func (it *iterator[T]) current() *T {
-	if it.closed || it.pos < 0 || it.pos >= len(it.page) {
-		return nil
+	if err != nil {
+		return nil, false, fmt.Errorf("bolt graph: %s: %w", s.op, err)
 	}
-	// Records are decoded into fresh values; hand out a copy so that a
-	// caller changing it does not change what the next call returns.
-	c := *it.page[it.pos]
-	return &c
+	return s.buf, more, nil
 }
-
-func (it *iterator[T]) close() error {
-	it.closed, it.page = true, nil
-	return nil
-}
-
-type linkIterator struct{ it *iterator[linkgraph.Link] }
-
-func (l *linkIterator) Next() bool            { return l.it.next() }
-func (l *linkIterator) Error() error          { return l.it.err }
-func (l *linkIterator) Close() error          { return l.it.close() }
-func (l *linkIterator) Link() *linkgraph.Link { return l.it.current() }
-
-type edgeIterator struct{ it *iterator[linkgraph.Edge] }
-
-func (e *edgeIterator) Next() bool            { return e.it.next() }
-func (e *edgeIterator) Error() error          { return e.it.err }
-func (e *edgeIterator) Close() error          { return e.it.close() }
-func (e *edgeIterator) Edge() *linkgraph.Edge { return e.it.current() }

@@ -169,7 +169,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 		return nil, fmt.Errorf("bolt graph: links: %w", err)
 	}
 	before := graphutil.Timestamp(retrievedBefore)
-	it := &iterator[linkgraph.Link]{
+	it := &scan[linkgraph.Link]{
 		db: g.db, bucket: bucketLinks, from: fromID, to: toID, op: "links",
 		decode: func(k, v []byte) (*linkgraph.Link, bool, error) {
 			l, err := decodeLink(k, v)
@@ -179,5 +179,5 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 			return l, l.RetrievedAt.Before(before), nil
 		},
 	}
-	return &linkIterator{it}, nil
+	return graphutil.LinkIterator{Pager: it.pager()}, nil
 }

@@ -127,8 +127,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	}
 	first := "SELECT id, src, dst, updated_at FROM edges WHERE src >= $1 AND updated_at < $2" + upper(4) + " ORDER BY src, dst LIMIT $3"
 	rest := "SELECT id, src, dst, updated_at FROM edges WHERE (src, dst) > ($1, $2) AND updated_at < $3" + upper(5) + " ORDER BY src, dst LIMIT $4"
-	it := &iterator[linkgraph.Edge]{g: g, op: "edges", empty: graphutil.EmptyRange(fromID, toID)}
-	it.fetch = func(ctx context.Context, last *linkgraph.Edge) ([]*linkgraph.Edge, error) {
+	fetch := func(ctx context.Context, last *linkgraph.Edge) ([]*linkgraph.Edge, error) {
 		query, args := first, []any{fromID, before, pageSize}
 		if last != nil {
 			query, args = rest, []any{last.Src, last.Dst, before, pageSize}
@@ -147,7 +146,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 			return e, err
 		})
 	}
-	return &edgeIterator{it}, nil
+	return graphutil.EdgeIterator{Pager: pager(g, "edges", graphutil.EmptyRange(fromID, toID), fetch)}, nil
 }
 
 // RemoveStaleEdges implements linkgraph.Graph.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 )
 
 // pageSize is how many rows one query of an iterator reads. Reading in pages
@@ -14,78 +14,27 @@ import (
 // CockroachDB would eventually abort.
 const pageSize = 1000
 
-// iterator pages through a query; fetch returns the page after last (or
-// the first page when last is nil).
-type iterator[T any] struct {
-	g     *Graph
-	op    string
-	empty bool
-	fetch func(ctx context.Context, last *T) ([]*T, error)
-
-	page   []*T
-	pos    int
-	last   *T
-	done   bool
-	closed bool
-	err    error
-}
-
-func (it *iterator[T]) next() bool {
-	if it.closed || it.err != nil {
-		return false
+// pager returns a graphutil.Pager over a keyset-paginated query: fetch
+// returns the page after last (the first page when last is nil), retried on
+// serialization failures. An empty range gives an empty pager.
+func pager[T any](g *Graph, op string, empty bool, fetch func(ctx context.Context, last *T) ([]*T, error)) *graphutil.Pager[T] {
+	if empty {
+		return graphutil.NewPager[T](nil)
 	}
-	if it.pos+1 < len(it.page) {
-		it.pos++
-		it.last = it.page[it.pos]
-		return true
-	}
-	if it.done || it.empty {
-		it.page, it.pos = nil, 0
-		return false
-	}
-	var page []*T
-	err := retry(it.g.ctx, func(ctx context.Context) error {
-		var err error
-		page, err = it.fetch(ctx, it.last)
-		return err
+	var last *T
+	return graphutil.NewPager(func() ([]*T, bool, error) {
+		var page []*T
+		err := retry(g.ctx, func(ctx context.Context) error {
+			var err error
+			page, err = fetch(ctx, last)
+			return err
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("postgres graph: %s: %w", op, err)
+		}
+		if len(page) > 0 {
+			last = page[len(page)-1]
+		}
+		return page, len(page) == pageSize, nil
 	})
-	if err != nil {
-		it.err = fmt.Errorf("postgres graph: %s: %w", it.op, err)
-		it.page, it.pos = nil, 0
-		return false
-	}
-	it.done = len(page) < pageSize
-	if len(page) == 0 {
-		it.page, it.pos = nil, 0
-		return false
-	}
-	it.page, it.pos, it.last = page, 0, page[0]
-	return true
 }
-
-func (it *iterator[T]) current() *T {
-	if it.closed || it.pos < 0 || it.pos >= len(it.page) {
-		return nil
-	}
-	c := *it.page[it.pos]
-	return &c
-}
-
-func (it *iterator[T]) close() error {
-	it.closed, it.page = true, nil
-	return nil
-}
-
-type linkIterator struct{ it *iterator[linkgraph.Link] }
-
-func (l *linkIterator) Next() bool            { return l.it.next() }
-func (l *linkIterator) Error() error          { return l.it.err }
-func (l *linkIterator) Close() error          { return l.it.close() }
-func (l *linkIterator) Link() *linkgraph.Link { return l.it.current() }
-
-type edgeIterator struct{ it *iterator[linkgraph.Edge] }
-
-func (e *edgeIterator) Next() bool            { return e.it.next() }
-func (e *edgeIterator) Error() error          { return e.it.err }
-func (e *edgeIterator) Close() error          { return e.it.close() }
-func (e *edgeIterator) Edge() *linkgraph.Edge { return e.it.current() }

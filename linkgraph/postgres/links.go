@@ -135,8 +135,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	}
 	first := "SELECT id, url, retrieved_at FROM links WHERE id >= $1 AND retrieved_at < $2" + upper + " ORDER BY id LIMIT $3"
 	rest := strings.Replace(first, "id >= $1", "id > $1", 1)
-	it := &iterator[linkgraph.Link]{g: g, op: "links", empty: graphutil.EmptyRange(fromID, toID)}
-	it.fetch = func(ctx context.Context, last *linkgraph.Link) ([]*linkgraph.Link, error) {
+	fetch := func(ctx context.Context, last *linkgraph.Link) ([]*linkgraph.Link, error) {
 		query, cursor := first, fromID
 		if last != nil {
 			query, cursor = rest, last.ID
@@ -156,5 +155,5 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 			return l, err
 		})
 	}
-	return &linkIterator{it}, nil
+	return graphutil.LinkIterator{Pager: pager(g, "links", graphutil.EmptyRange(fromID, toID), fetch)}, nil
 }
