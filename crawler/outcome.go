@@ -139,6 +139,7 @@ func Skip(reason Reason, detail error) error {
 	return &SkipError{Reason: reason, Err: detail}
 }
 
+// Error describes the skip and its detail.
 func (e *SkipError) Error() string {
 	if e.Err == nil {
 		return "crawler: skipped: " + e.Reason.String()

@@ -9,8 +9,8 @@ import "fmt"
 // few.
 const DefaultBufferSize = 32
 
-// Unbuffered, as Options.BufferSize, connects components with unbuffered
-// channels: every payload is handed over synchronously.
+// Unbuffered is the Options.BufferSize that connects components with
+// unbuffered channels: every payload is handed over synchronously.
 const Unbuffered = -1
 
 // Options tunes a pipeline built with NewWithOptions. The zero value gives

@@ -14,6 +14,7 @@ type LoadResult struct {
 	LinksPerSec, EdgesPerSec float64
 }
 
+// String summarises the load as counts, times and rates.
 func (r LoadResult) String() string {
 	return fmt.Sprintf("%d links in %v (%.0f links/s), %d edges in %v (%.0f edges/s)",
 		r.Links, r.LinkTime.Round(time.Millisecond), r.LinksPerSec, r.Edges, r.EdgeTime.Round(time.Millisecond), r.EdgesPerSec)
