@@ -67,13 +67,15 @@ type Config struct {
 
 	// Retry, if set, has failed requests that may succeed later (timeouts,
 	// connection resets, 429, most 5xx) sent again with exponential
-	// backoff, honouring Retry-After; see RetryingGetter. The zero
-	// RetryPolicy gives its defaults. Default: nil, no retries.
+	// backoff, honouring Retry-After, by the fetch stage itself (the same
+	// policy as RetryingGetter's). The zero RetryPolicy gives its
+	// defaults. Default: nil, no retries.
 	Retry *RetryPolicy
 
-	// HeadFirst sends a HEAD request before each GET and skips non-HTML
-	// resources on its answer, without downloading them; see
-	// HeadFirstGetter. Default: false, since it costs a round trip per page.
+	// HeadFirst sends a HEAD request before each GET (of every redirect
+	// hop) and skips non-HTML resources on its answer, without downloading
+	// them, as HeadFirstGetter does. Default: false, since it costs a round
+	// trip per page.
 	HeadFirst bool
 
 	// LinkNormalization selects the optional URL normalisations applied to
@@ -125,6 +127,14 @@ type Config struct {
 	// archive pages. A processor's error aborts the crawl; returning a nil
 	// payload drops only its copy. Default: none.
 	Processors []pipeline.Processor
+
+	// Scheduler, if set, is asked before every request and takes back the
+	// pages whose next request must wait (see RequestScheduler): how a
+	// crawl keeps per-host limits at the moment each request starts. The
+	// link iterator given to Crawl must then return parked pages (see
+	// ResumingIterator). Default: nil, requests go out as soon as a fetch
+	// worker takes the page, and a retry waits in its worker.
+	Scheduler RequestScheduler
 
 	// OnOutcome, if set, receives the Outcome of every URL of a crawl, once,
 	// before Crawl returns. It is called from the pipeline's goroutines,

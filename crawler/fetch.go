@@ -52,6 +52,10 @@ type Fetcher struct {
 	timeout      time.Duration
 	decorate     func(*http.Request) error
 	maxRedirects int
+	headFirst    bool
+	retry        *RetryPolicy // nil: no retries
+	sched        RequestScheduler
+	jitter       func() float64
 }
 
 // NewFetcher returns the fetch stage for cfg (with defaults filled in).
@@ -66,14 +70,6 @@ func NewFetcher(cfg Config) (*Fetcher, error) {
 // newFetcher returns the fetch stage for a Config with defaults filled in
 // (and so a valid Retry).
 func newFetcher(cfg Config) *Fetcher {
-	getter := cfg.URLGetter
-	if cfg.Retry != nil {
-		policy, _ := cfg.Retry.withDefaults()
-		getter = &RetryingGetter{next: getter, policy: policy, jitter: rand.Float64}
-	}
-	if cfg.HeadFirst {
-		getter = &HeadFirstGetter{next: getter}
-	}
 	maxRedirects := cfg.MaxRedirects
 	switch {
 	case maxRedirects == 0:
@@ -81,15 +77,23 @@ func newFetcher(cfg Config) *Fetcher {
 	case maxRedirects < 0:
 		maxRedirects = 0
 	}
-	return &Fetcher{
-		getter:       withoutRedirects(getter),
+	f := &Fetcher{
+		getter:       withoutRedirects(cfg.URLGetter),
 		detector:     cfg.PrivateNetworkDetector,
 		gates:        cfg.Gates,
 		maxBody:      cfg.MaxBodyBytes,
 		timeout:      cfg.FetchTimeout,
 		decorate:     cfg.DecorateRequest,
 		maxRedirects: maxRedirects,
+		headFirst:    cfg.HeadFirst,
+		sched:        cfg.Scheduler,
+		jitter:       rand.Float64,
 	}
+	if cfg.Retry != nil {
+		policy, _ := cfg.Retry.withDefaults()
+		f.retry = &policy
+	}
+	return f
 }
 
 // Process implements pipeline.Processor.
@@ -98,24 +102,42 @@ func (f *Fetcher) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Pa
 	if err != nil {
 		return nil, fmt.Errorf("crawler: fetch: %w", err)
 	}
-	if !f.admit(ctx, p) || !f.fetch(ctx, p) {
+	if !p.fs.begun && !f.admit(ctx, p) {
+		return nil, nil
+	}
+	if !f.fetch(ctx, p) {
 		return nil, nil
 	}
 	return p, nil
 }
 
-// admit runs the checks that need no request.
+// admit runs the checks that need no request and starts the page's fetch
+// state. It reports false if the page goes no further in this pass (it was
+// skipped, or parked until a gate can decide).
 func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 	u, err := url.Parse(p.URL)
 	if err != nil {
 		p.skip(ReasonInvalidURL, err)
 		return false
 	}
-	if reason, err := f.check(ctx, u); reason != ReasonCrawled {
+	reason, err := f.check(ctx, u)
+	if reason != ReasonCrawled {
+		if f.sched != nil && errors.Is(err, ErrNotReady) {
+			f.park(p, u.Host, time.Time{})
+			return false
+		}
 		p.skip(reason, err)
 		return false
 	}
+	p.fs = fetchState{begun: true, target: p.URL, chain: []string{canonical(p.URL)}, start: time.Now()}
 	return true
+}
+
+// park hands the page back to the scheduler, to resume its fetch when host
+// can take its next request; the payload given to the pipeline is dropped
+// without an outcome.
+func (f *Fetcher) park(p *Payload, host string, notBefore time.Time) {
+	f.sched.Park(p.detach(), host, notBefore)
 }
 
 // check decides whether u may be requested, as the first URL of a fetch or
@@ -143,14 +165,17 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL) (Reason, error) {
 	return ReasonCrawled, nil
 }
 
-// fetch sends the request, following redirects, and reads the body into p.
+// fetch sends the page's requests, following redirects, and reads the body
+// into p. It reports false if the page goes no further in this pass.
 func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	fctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 
-	start := time.Now()
-	defer func() { p.outcome.duration = time.Since(start) }()
-	res := f.follow(ctx, fctx, p)
+	res, st := f.follow(ctx, fctx, p)
+	if st == parked {
+		return false
+	}
+	defer func() { p.outcome.duration = time.Since(p.fs.start) }()
 	if res == nil {
 		return false
 	}
@@ -175,6 +200,9 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 
 	var err error
 	p.Body, err = readBounded(p.Body[:0], res.Body, f.maxBody+1, res.ContentLength)
+	// The response is read: the host's slot is free for the next request
+	// while this page is decoded and parsed.
+	res.Body.Close()
 	p.outcome.bytes = int64(len(p.Body))
 	if err != nil {
 		f.failed(ctx, p, fmt.Errorf("crawler: read body: %w", err))
@@ -198,11 +226,11 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	return true
 }
 
-// send builds the request for target, with the fetch's context, headers
+// send builds the request (GET or HEAD) for target, with the fetch's context, headers
 // and decorator, and sends it. It also returns the request's URL as
 // net/url writes it.
-func (f *Fetcher) send(fctx context.Context, target string) (*http.Response, string, error) {
-	req, err := http.NewRequestWithContext(fctx, http.MethodGet, target, nil)
+func (f *Fetcher) send(fctx context.Context, method, target string) (*http.Response, string, error) {
+	req, err := http.NewRequestWithContext(fctx, method, target, nil)
 	if err != nil {
 		return nil, "", Skip(ReasonInvalidURL, err)
 	}

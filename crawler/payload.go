@@ -57,8 +57,9 @@ type Payload struct {
 	TextContent string
 
 	outcome  fetchOutcome
-	noFollow bool     // the response asked for no edges (X-Robots-Tag)
-	track    *tracker // shared by the clones of a page; nil if untracked
+	fs       fetchState // how far the fetch has got, for a parked page
+	noFollow bool       // the response asked for no edges (X-Robots-Tag)
+	track    *tracker   // shared by the clones of a page; nil if untracked
 }
 
 // fetchOutcome is what the fetch stage learnt, kept for the page's Outcome.

@@ -2,12 +2,14 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
@@ -53,50 +55,143 @@ func drain(body io.ReadCloser) {
 	_ = body.Close()
 }
 
-// follow sends the request for p.URL and follows redirects, checking every
-// hop. It returns the final response, with p.FinalURL set, or nil after
-// recording on p why the fetch stopped. fctx bounds the requests; ctx is
-// the crawl's, to tell a cancelled crawl from a timeout.
-func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) *http.Response {
-	target := p.URL
-	// chain holds the canonical form of every URL requested, to detect
-	// loops however the Location headers spell them.
-	chain := []string{canonical(target)}
+// fetchStatus says how a step of a fetch ended.
+type fetchStatus uint8
+
+const (
+	answered fetchStatus = iota // a response to use
+	stopped                     // the page goes no further; p says why
+	parked                      // handed back to the scheduler
+)
+
+// follow sends the requests for the page from where its fetch state stands
+// (p.fs.target) and follows redirects, checking every hop. It returns the
+// final response, with p.FinalURL set; or stopped after recording on p why
+// the fetch ended; or parked if the next request must wait for its host.
+// fctx bounds the requests of this pass; ctx is the crawl's, to tell a
+// cancelled crawl from a timeout.
+func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response, fetchStatus) {
 	for {
-		res, sent, err := f.send(fctx, target)
-		if err != nil {
-			f.failed(ctx, p, err)
-			return nil
+		if f.headFirst && !p.fs.headDone {
+			res, st := f.request(ctx, fctx, p, http.MethodHead)
+			if st != answered {
+				return nil, st
+			}
+			ct := res.Header.Get("Content-Type")
+			if res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct) {
+				// Non-HTML on the HEAD's word: skipped without a GET.
+				p.FinalURL = p.fs.target
+				return res, answered
+			}
+			// Anything else (HTML, no type, a redirect, 405 from servers
+			// without HEAD) is settled by the GET.
+			drain(res.Body)
+			p.fs.headDone = true
 		}
-		at := target
+		res, st := f.request(ctx, fctx, p, http.MethodGet)
+		if st != answered {
+			return nil, st
+		}
+		at := p.fs.target
 		// Compared in net/url's spelling, which may differ from target's.
-		if res.Request != nil && res.Request.URL != nil && res.Request.URL.String() != sent {
+		if res.Request != nil && res.Request.URL != nil && res.Request.URL.String() != p.fs.sent {
 			// The getter followed redirects itself: the hops in between
 			// went unchecked, but the page at least must pass.
 			final := res.Request.URL
 			if reason, err := f.check(ctx, final); reason != ReasonCrawled {
 				drain(res.Body)
 				p.skip(reason, redirectError(final.String(), err))
-				return nil
+				return nil, stopped
 			}
 			at = final.String()
 		}
 		loc := redirectLocation(res)
 		if loc == "" {
 			p.FinalURL = at
-			return res
+			return res, answered
 		}
 		p.StatusCode = res.StatusCode
 		drain(res.Body)
 
-		next, reason, err := f.nextHop(ctx, at, loc, chain)
+		next, reason, err := f.nextHop(ctx, at, loc, p.fs.chain)
 		if reason != ReasonCrawled {
+			if f.sched != nil && errors.Is(err, ErrNotReady) {
+				// A gate (robots.txt of the hop's host) cannot decide yet:
+				// resume at the hop once it can.
+				p.fs.chain = append(p.fs.chain, next)
+				p.fs.target, p.fs.attempt, p.fs.headDone = next, 0, false
+				f.park(p, hostOf(next), time.Time{})
+				return nil, parked
+			}
 			p.skip(reason, err)
-			return nil
+			return nil, stopped
 		}
-		chain = append(chain, next)
-		target = next
+		p.fs.chain = append(p.fs.chain, next)
+		p.fs.target, p.fs.attempt, p.fs.headDone = next, 0, false
 	}
+}
+
+// request sends one request of the page's fetch (method to p.fs.target),
+// retrying transient failures under the retry policy. The request starts
+// only when the RequestScheduler lets it: otherwise, and while a retry
+// waits for its backoff, the page is parked rather than holding a worker.
+// Without a scheduler a retry waits in place.
+func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) (*http.Response, fetchStatus) {
+	host := hostOf(p.fs.target)
+	for {
+		end := func() {}
+		if f.sched != nil {
+			var ok bool
+			if end, ok = f.sched.Begin(p.LinkID, host); !ok {
+				f.park(p, host, time.Time{})
+				return nil, parked
+			}
+		}
+		res, sent, err := f.send(fctx, method, p.fs.target)
+		if err == nil {
+			p.fs.sent = sent
+			res.Body = &endOnClose{ReadCloser: res.Body, end: end}
+		} else {
+			end()
+		}
+		wait, retry := f.shouldRetry(fctx, p, res, err)
+		if !retry {
+			if err != nil {
+				f.failed(ctx, p, err)
+				return nil, stopped
+			}
+			return res, answered
+		}
+		if res != nil {
+			drain(res.Body) // frees the connection and the host's slot
+		}
+		p.fs.attempt++
+		if f.sched != nil {
+			f.park(p, host, time.Now().Add(wait))
+			return nil, parked
+		}
+		if err := sleep(fctx, wait); err != nil {
+			f.failed(ctx, p, err)
+			return nil, stopped
+		}
+	}
+}
+
+// shouldRetry applies the retry policy to the outcome of an attempt. When
+// the attempt waits in place (no scheduler), a wait that would outlast the
+// fetch's deadline is not worth it.
+func (f *Fetcher) shouldRetry(fctx context.Context, p *Payload, res *http.Response, err error) (time.Duration, bool) {
+	if f.retry == nil || p.fs.attempt >= f.retry.MaxRetries {
+		return 0, false
+	}
+	wait, retry := decideRetry(*f.retry, res, err, p.fs.attempt, f.jitter)
+	if !retry || fctx.Err() != nil {
+		return 0, false
+	}
+	if deadline, ok := fctx.Deadline(); ok && f.sched == nil && time.Until(deadline) <= wait {
+		return 0, false
+	}
+	return wait, true
 }
 
 // nextHop resolves a redirect's Location against the URL that answered it

@@ -179,20 +179,8 @@ func (g *RetryingGetter) shouldRetry(ctx context.Context, res *http.Response, er
 	if ctx.Err() != nil {
 		return 0, false
 	}
-	wait := g.backoff(attempt)
-	switch {
-	case err != nil:
-		if !transientError(err) {
-			return 0, false
-		}
-	case transientStatus(res.StatusCode):
-		if after, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
-			if after > g.policy.MaxRetryAfter {
-				return 0, false
-			}
-			wait = max(wait, after)
-		}
-	default:
+	wait, retry := decideRetry(g.policy, res, err, attempt, g.jitter)
+	if !retry {
 		return 0, false
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
@@ -201,15 +189,39 @@ func (g *RetryingGetter) shouldRetry(ctx context.Context, res *http.Response, er
 	return wait, true
 }
 
+// decideRetry is the retry policy shared by the Fetcher and RetryingGetter:
+// whether the outcome of attempt (counted from 0) may pass on another try,
+// and after how long (the backoff, or a longer Retry-After). A Retry-After
+// beyond the policy's MaxRetryAfter is not waited for.
+func decideRetry(p RetryPolicy, res *http.Response, err error, attempt int, jitter func() float64) (time.Duration, bool) {
+	wait := p.backoff(attempt, jitter)
+	switch {
+	case err != nil:
+		if !transientError(err) {
+			return 0, false
+		}
+	case transientStatus(res.StatusCode):
+		if after, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
+			if after > p.MaxRetryAfter {
+				return 0, false
+			}
+			wait = max(wait, after)
+		}
+	default:
+		return 0, false
+	}
+	return wait, true
+}
+
 // backoff is the wait before retry number attempt+1: BaseDelay·2^attempt,
 // capped at MaxDelay, with "equal jitter" (between half and all of it).
-func (g *RetryingGetter) backoff(attempt int) time.Duration {
-	d := g.policy.MaxDelay
+func (p RetryPolicy) backoff(attempt int, jitter func() float64) time.Duration {
+	d := p.MaxDelay
 	if attempt < 32 {
-		d = min(g.policy.BaseDelay<<attempt, g.policy.MaxDelay)
+		d = min(p.BaseDelay<<attempt, p.MaxDelay)
 	}
 	half := d / 2
-	return half + time.Duration(g.jitter()*float64(d-half))
+	return half + time.Duration(jitter()*float64(d-half))
 }
 
 // transientStatus reports whether a response status may change on its own.

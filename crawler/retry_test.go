@@ -269,7 +269,7 @@ func TestRetryBackoff(t *testing.T) {
 		{200, 0, 500 * time.Millisecond, 500 * time.Millisecond},
 	} {
 		g.jitter = func() float64 { return c.jitter }
-		if d := g.backoff(c.attempt); d < c.min || d > c.max {
+		if d := g.policy.backoff(c.attempt, g.jitter); d < c.min || d > c.max {
 			t.Errorf("backoff(%d) with jitter %v = %v, want in [%v, %v]", c.attempt, c.jitter, d, c.min, c.max)
 		}
 	}

@@ -31,11 +31,19 @@ func (s *Source) Next(ctx context.Context) bool {
 		return false
 	}
 	s.ctx = ctx
+	if it, ok := s.it.(ContextIterator); ok {
+		return it.NextContext(ctx)
+	}
 	return s.it.Next()
 }
 
 // Payload implements pipeline.Source.
 func (s *Source) Payload() pipeline.Payload {
+	if r, ok := s.it.(ResumingIterator); ok {
+		if p := r.Resumed(); p != nil {
+			return p
+		}
+	}
 	l := s.it.Link()
 	p := NewPayload(l.ID, l.URL, l.RetrievedAt)
 	ctx := s.ctx

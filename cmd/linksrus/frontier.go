@@ -191,6 +191,9 @@ func (f *frontier) Next() bool {
 		f.mu.Unlock()
 
 		lease, err := f.sched.Next(waitCtx)
+		if err == nil {
+			lease.Start()
+		}
 
 		f.mu.Lock()
 		f.interruptWait = nil

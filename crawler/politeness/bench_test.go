@@ -32,6 +32,7 @@ func BenchmarkSchedulerPushNext(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		l.Start()
 		l.Release()
 	}
 }

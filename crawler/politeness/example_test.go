@@ -35,6 +35,7 @@ func Example() {
 				if err != nil {
 					return // politeness.ErrClosed: all done
 				}
+				lease.Start()
 				// ... fetch lease.Value ...
 				mu.Lock()
 				fetched[lease.Host]++

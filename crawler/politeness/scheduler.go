@@ -81,12 +81,19 @@ const (
 
 // hostState is the per-host bookkeeping.
 type hostState[T any] struct {
-	name       string
-	queues     [][]T // per priority level, FIFO
-	queued     int
-	inFlight   int
-	nextStart  time.Time     // earliest start of the next request
-	delay      time.Duration // robots.txt Crawl-delay
+	name      string
+	queues    [][]T // per priority level, FIFO
+	queued    int
+	inFlight  int
+	nextStart time.Time     // earliest start of the next request
+	delay     time.Duration // robots.txt Crawl-delay
+	// pending counts leases handed out whose request has not started
+	// (Lease.Start): they hold a slot, and under a delay they hold the
+	// host's turn, since the delay runs from the moment a request starts.
+	pending int
+	// paused hosts hand out no queued items (Pause); requests outside the
+	// queue (Acquire) still go.
+	paused     bool
 	idleSince  time.Time
 	where      int
 	readyLevel int // the ready list h is in, if where == inReady
@@ -177,20 +184,56 @@ func (s *Scheduler[T]) PushPriority(ctx context.Context, host string, priority i
 	}
 }
 
-// Lease is an item handed out by Next. Call Release when its request is
-// finished, successfully or not, to free the host's slot.
+// Lease is an item handed out by Next, holding a request slot on its host.
+// Call Start at the moment its request is sent, and Release when the
+// response has been read (or at once if no request is sent), to free the
+// slot.
 type Lease[T any] struct {
 	// Value is the item as pushed.
 	Value T
 	// Host is the host it was pushed under.
 	Host string
 
-	release func()
+	s       *Scheduler[T]
+	h       *hostState[T]
+	started bool
+	done    bool
+}
+
+// Start records that the lease's request starts now: the host's delay is
+// counted from this moment, not from when Next handed the item out, so an
+// item that waits in a buffer between the two cannot bring two requests
+// closer than the delay. It is idempotent, and a no-op after Release.
+func (l *Lease[T]) Start() {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	if l.started || l.done {
+		return
+	}
+	l.started = true
+	now := time.Now()
+	l.h.pending--
+	l.h.nextStart = now.Add(l.s.delayOf(l.h))
+	l.s.reschedule(l.h, now)
+	l.s.broadcast()
 }
 
 // Release frees the host slot taken by the lease. It is safe to call more
-// than once; only the first call counts.
-func (l *Lease[T]) Release() { l.release() }
+// than once; only the first call counts. A lease released without Start
+// sent no request, so it does not count against the host's delay.
+func (l *Lease[T]) Release() {
+	l.s.mu.Lock()
+	if l.done {
+		l.s.mu.Unlock()
+		return
+	}
+	l.done = true
+	if !l.started {
+		l.h.pending--
+	}
+	l.s.mu.Unlock()
+	l.s.finish(l.h)
+}
 
 // Next returns the next item whose host is ready: fewer than MaxInFlight
 // requests in flight and the host's delay elapsed since its last request
@@ -210,7 +253,7 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 		}
 		for h, level := s.popReady(); h != nil; h, level = s.popReady() {
 			h.where = nowhere
-			if !s.canStart(h, now) {
+			if !s.canHandOut(h, now) {
 				// Acquire took the slot since h was scheduled.
 				s.schedule(h, now)
 				continue
@@ -222,11 +265,12 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 			h.queues[level] = q[1:]
 			h.queued--
 			s.total--
-			release := s.start(h, now)
+			h.inFlight++
+			h.pending++
 			s.schedule(h, now)
 			s.broadcast() // queue space freed for blocked pushers
 			s.mu.Unlock()
-			return &Lease[T]{Value: v, Host: h.name, release: release}, nil
+			return &Lease[T]{Value: v, Host: h.name, s: s, h: h}, nil
 		}
 		if s.closed && s.total == 0 {
 			s.mu.Unlock()
@@ -268,6 +312,65 @@ func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func()
 		if err := sleep(ctx, wait, d); err != nil {
 			return nil, fmt.Errorf("politeness: acquire %s: %w", host, err)
 		}
+	}
+}
+
+// TryAcquire is Acquire without the wait: it takes a request slot on host
+// and starts its delay if the host can take a request now, and otherwise
+// reports false and the earliest time worth asking again (the zero time
+// when only a slot being freed can help). It never blocks, so a fetch
+// worker that finds a host busy can put its work back and fetch something
+// else.
+func (s *Scheduler[T]) TryAcquire(host string) (release func(), retryAt time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	if s.canStart(h, now) {
+		return s.start(h, now), time.Time{}, true
+	}
+	if h.inFlight < s.opts.MaxInFlight && now.Before(h.nextStart) {
+		return nil, h.nextStart, false
+	}
+	return nil, time.Time{}, false
+}
+
+// Defer keeps host from starting any request before until: for a server
+// that asked to be left alone (Retry-After) or is failing (a retry's
+// backoff). An earlier until than the host's current next start is a no-op.
+func (s *Scheduler[T]) Defer(host string, until time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	if until.After(h.nextStart) {
+		h.nextStart = until
+		s.reschedule(h, now)
+	}
+}
+
+// Pause stops Next from handing out host's queued items until Resume;
+// Acquire and TryAcquire are not affected, so that the request the pause
+// waits for (its robots.txt, say) can be made. Pushes are still accepted.
+func (s *Scheduler[T]) Pause(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	h.paused = true
+	s.reschedule(h, now)
+}
+
+// Resume undoes Pause.
+func (s *Scheduler[T]) Resume(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	if h.paused {
+		h.paused = false
+		s.reschedule(h, now)
+		s.broadcast()
 	}
 }
 
@@ -320,15 +423,40 @@ func (s *Scheduler[T]) host(name string, now time.Time) *hostState[T] {
 	return h
 }
 
+// canStart reports whether a request outside the queue may start on h
+// now: a free slot, the delay elapsed, and under a delay no lease handed
+// out and waiting to start (it has the host's turn). s.mu must be held.
 func (s *Scheduler[T]) canStart(h *hostState[T], now time.Time) bool {
-	return h.inFlight < s.opts.MaxInFlight && !now.Before(h.nextStart)
+	return h.inFlight < s.opts.MaxInFlight && !now.Before(h.nextStart) &&
+		(h.pending == 0 || s.delayOf(h) == 0)
 }
 
-// start takes a slot on h and returns its idempotent release. s.mu must be
-// held.
+// canHandOut reports whether Next may hand out one of h's items now.
+// s.mu must be held.
+func (s *Scheduler[T]) canHandOut(h *hostState[T], now time.Time) bool {
+	return !h.paused && s.canStart(h, now)
+}
+
+// delayOf is h's effective delay. s.mu must be held.
+func (s *Scheduler[T]) delayOf(h *hostState[T]) time.Duration {
+	return max(s.opts.MinDelay, h.delay)
+}
+
+// reschedule takes h out of the ready list or the delay heap and schedules
+// it again, after a change to its start time or pause. s.mu must be held.
+func (s *Scheduler[T]) reschedule(h *hostState[T], now time.Time) {
+	if h.where == inWaiting {
+		heap.Remove(&s.waiting, h.heapIdx)
+	}
+	h.where = nowhere // a ready-list entry becomes stale
+	s.schedule(h, now)
+}
+
+// start takes a slot on h and starts its delay, and returns the slot's
+// idempotent release. s.mu must be held.
 func (s *Scheduler[T]) start(h *hostState[T], now time.Time) func() {
 	h.inFlight++
-	h.nextStart = now.Add(max(s.opts.MinDelay, h.delay))
+	h.nextStart = now.Add(s.delayOf(h))
 	var once sync.Once
 	return func() { once.Do(func() { s.finish(h) }) }
 }
@@ -350,7 +478,10 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 // schedule puts h in the ready list or the delay heap if it has work and a
 // free slot and is not scheduled yet. s.mu must be held.
 func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
-	if h.where != nowhere || h.queued == 0 || h.inFlight >= s.opts.MaxInFlight {
+	if h.where != nowhere || h.queued == 0 || h.inFlight >= s.opts.MaxInFlight || h.paused ||
+		(h.pending > 0 && s.delayOf(h) > 0) {
+		// Not schedulable until a slot is freed, Resume, or the pending
+		// lease starts; each of those schedules h again.
 		return
 	}
 	if now.Before(h.nextStart) {
@@ -403,7 +534,7 @@ func (s *Scheduler[T]) sweep(now time.Time) {
 	}
 	s.lastSweep = now
 	for name, h := range s.hosts {
-		if h.where == nowhere && h.inFlight == 0 && h.queued == 0 &&
+		if h.where == nowhere && h.inFlight == 0 && h.queued == 0 && !h.paused &&
 			now.Sub(h.idleSince) >= s.opts.IdleTTL && !now.Before(h.nextStart) {
 			delete(s.hosts, name)
 		}

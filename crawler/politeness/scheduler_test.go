@@ -51,6 +51,7 @@ func TestSlowHostDoesNotStallOthers(t *testing.T) {
 				if err != nil {
 					return
 				}
+				l.Start()
 				mu.Lock()
 				if l.Host == "slow.example" {
 					slowStarts++
@@ -93,6 +94,7 @@ func TestMaxInFlightPerHost(t *testing.T) {
 				if errors.Is(err, ErrClosed) {
 					return
 				}
+				l.Start()
 				mu.Lock()
 				inFlight[l.Host]++
 				peak[l.Host] = max(peak[l.Host], inFlight[l.Host])
@@ -132,6 +134,7 @@ func TestMinDelayAndCrawlDelay(t *testing.T) {
 		if errors.Is(err, ErrClosed) {
 			break
 		}
+		l.Start()
 		starts[l.Host] = append(starts[l.Host], time.Now())
 		l.Release()
 	}
@@ -160,6 +163,7 @@ func TestRoundRobinAndFIFO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.Start()
 		got = append(got, l.Value)
 		l.Release()
 	}
@@ -183,6 +187,7 @@ func TestAcquire(t *testing.T) {
 	if err != nil || l.Value != "free" {
 		t.Fatalf("Next = %v, %v; want the other host's item", l, err)
 	}
+	l.Start()
 	l.Release()
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
@@ -197,6 +202,7 @@ func TestAcquire(t *testing.T) {
 			close(got)
 			return
 		}
+		l.Start()
 		got <- l.Value
 		l.Release()
 	}()
@@ -234,6 +240,7 @@ func TestCloseAndContext(t *testing.T) {
 	if err != nil || l.Value != "last" {
 		t.Fatalf("draining Next = %v, %v", l, err)
 	}
+	l.Start()
 	l.Release()
 	if _, err := s.Next(ctx); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Next on drained: %v", err)
@@ -258,6 +265,7 @@ func TestMaxQueuedBlocksPush(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- s.Push(ctx, "c", "3") }()
 	l, _ := s.Next(ctx)
+	l.Start()
 	l.Release()
 	if err := <-done; err != nil {
 		t.Fatalf("Push after space freed: %v", err)
@@ -278,6 +286,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.Start()
 		l.Release()
 	}
 	if n := s.Hosts(); n != 100 {
@@ -315,6 +324,7 @@ func TestConcurrentStress(t *testing.T) {
 				if err != nil {
 					return
 				}
+				l.Start()
 				if seen[l.Value].Swap(true) {
 					t.Errorf("item %d delivered twice", l.Value)
 				}
@@ -369,6 +379,7 @@ func TestPriorities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.Start()
 		got = append(got, l.Value)
 		l.Release()
 	}
@@ -398,6 +409,7 @@ func TestPriorityDoesNotBeatPoliteness(t *testing.T) {
 	if err != nil || l.Value != "idle-low" {
 		t.Fatalf("Next = %v, %v; want idle-low", l, err)
 	}
+	l.Start()
 	l.Release()
 	rel()
 	if l, err = s.Next(ctx); err != nil || l.Value != "busy-top" {
