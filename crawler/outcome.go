@@ -62,28 +62,33 @@ const (
 	// ReasonTooManyRedirects: the fetch gave up after the maximum number of
 	// redirects (see Config.MaxRedirects).
 	ReasonTooManyRedirects
+	// ReasonRobotsUnreachable: the host's robots.txt could not be fetched
+	// (5xx, 429, a network error) even after retries, so nothing of the
+	// host may be fetched; Outcome.Err says what went wrong.
+	ReasonRobotsUnreachable
 	numReasons
 )
 
 var reasonNames = [numReasons]string{
-	ReasonCrawled:          "crawled",
-	ReasonInvalidURL:       "invalid-url",
-	ReasonExtension:        "non-html-extension",
-	ReasonPrivateNetwork:   "private-network",
-	ReasonFetchError:       "fetch-error",
-	ReasonHTTPStatus:       "http-status",
-	ReasonContentType:      "content-type",
-	ReasonTooLarge:         "too-large",
-	ReasonCharset:          "charset",
-	ReasonRobots:           "robots",
-	ReasonScope:            "scope",
-	ReasonDepth:            "depth",
-	ReasonDuplicate:        "duplicate",
-	ReasonGate:             "refused",
-	ReasonDropped:          "dropped",
-	ReasonCanceled:         "canceled",
-	ReasonRedirectLoop:     "redirect-loop",
-	ReasonTooManyRedirects: "too-many-redirects",
+	ReasonCrawled:           "crawled",
+	ReasonInvalidURL:        "invalid-url",
+	ReasonExtension:         "non-html-extension",
+	ReasonPrivateNetwork:    "private-network",
+	ReasonFetchError:        "fetch-error",
+	ReasonHTTPStatus:        "http-status",
+	ReasonContentType:       "content-type",
+	ReasonTooLarge:          "too-large",
+	ReasonCharset:           "charset",
+	ReasonRobots:            "robots",
+	ReasonScope:             "scope",
+	ReasonDepth:             "depth",
+	ReasonDuplicate:         "duplicate",
+	ReasonGate:              "refused",
+	ReasonDropped:           "dropped",
+	ReasonCanceled:          "canceled",
+	ReasonRedirectLoop:      "redirect-loop",
+	ReasonTooManyRedirects:  "too-many-redirects",
+	ReasonRobotsUnreachable: "robots-unreachable",
 }
 
 // String returns the reason's stable, kebab-case name.

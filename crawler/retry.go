@@ -189,6 +189,18 @@ func (g *RetryingGetter) shouldRetry(ctx context.Context, res *http.Response, er
 	return wait, true
 }
 
+// Decide applies the policy to the outcome of a request, a response or an
+// error, that failed on attempt (counted from 0): whether to try again, and
+// after how long. It is the decision the fetch stage and RetryingGetter
+// make, for callers with requests of their own (robots.txt, say).
+func (p RetryPolicy) Decide(res *http.Response, err error, attempt int) (time.Duration, bool) {
+	p, perr := p.withDefaults()
+	if perr != nil || attempt >= p.MaxRetries {
+		return 0, false
+	}
+	return decideRetry(p, res, err, attempt, rand.Float64)
+}
+
 // decideRetry is the retry policy shared by the Fetcher and RetryingGetter:
 // whether the outcome of attempt (counted from 0) may pass on another try,
 // and after how long (the backoff, or a longer Retry-After). A Retry-After

@@ -385,6 +385,26 @@ func (s *Scheduler[T]) SetDelay(host string, d time.Duration) {
 	h.delay = max(d, 0)
 }
 
+// Drain removes every queued item, ready or not, and returns them, for a
+// caller that stops and must account for what was left.
+func (s *Scheduler[T]) Drain() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []T
+	now := time.Now()
+	for _, h := range s.hosts {
+		for l, q := range h.queues {
+			out = append(out, q...)
+			h.queues[l] = nil
+		}
+		s.total -= h.queued
+		h.queued = 0
+		s.reschedule(h, now)
+	}
+	s.broadcast()
+	return out
+}
+
 // Len returns the number of queued items.
 func (s *Scheduler[T]) Len() int {
 	s.mu.Lock()

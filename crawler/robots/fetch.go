@@ -3,6 +3,7 @@ package robots
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 )
@@ -12,52 +13,77 @@ var (
 	disallowAll = &Rules{disallowAll: true, specificDelay: -1, globalDelay: -1}
 )
 
-// fetch retrieves origin's robots.txt, following redirects itself (so it
-// works with clients that do not follow them), and maps the outcome to
-// rules per RFC 9309 2.3.1.
+// fetch retrieves origin's robots.txt for the Checker.
 func (c *Checker) fetch(ctx context.Context, origin string) (*Rules, Basis) {
+	rules, basis, _ := Fetch(ctx, c.get, origin, c.opts)
+	return rules, basis
+}
+
+// Fetch retrieves origin's ("https://example.com") robots.txt with get,
+// following redirects itself (so it works with clients that do not follow
+// them), and maps the outcome to rules per RFC 9309 2.3.1 (see the package
+// documentation): the rules for opts.RobotName and the basis of the
+// decision. When the file is unreachable (BasisUnreachable: 5xx, 429, a
+// network error, a body cut short) the rules disallow everything and err
+// says what went wrong, so that a caller can retry and report it; err is
+// nil otherwise. Zero fields of opts take their defaults.
+func Fetch(ctx context.Context, get Getter, origin string, opts Options) (*Rules, Basis, error) {
+	if err := opts.setDefaults(); err != nil {
+		return disallowAll, BasisUnreachable, err
+	}
 	target := origin + "/robots.txt"
 	for hop := 0; ; hop++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		if err != nil {
-			return disallowAll, BasisUnreachable
+			return disallowAll, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
 		}
-		req.Header.Set("User-Agent", c.opts.UserAgent)
-		resp, err := c.get.Do(req)
+		req.Header.Set("User-Agent", opts.UserAgent)
+		resp, err := get.Do(req)
 		if err != nil {
-			return disallowAll, BasisUnreachable
+			return disallowAll, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
 		}
 		code := resp.StatusCode
 		switch {
 		case code >= 200 && code < 300:
-			body, err := readLimited(resp.Body, c.opts.MaxSize)
+			body, err := readLimited(resp.Body, opts.MaxSize)
 			_ = resp.Body.Close()
 			if err != nil { // a truncated file could drop a Disallow
-				return disallowAll, BasisUnreachable
+				return disallowAll, BasisUnreachable, fmt.Errorf("robots: read %s: %w", target, err)
 			}
-			return Parse(body, c.opts.RobotName), BasisRules
+			return Parse(body, opts.RobotName), BasisRules, nil
 		case code >= 300 && code < 400:
 			loc := resp.Header.Get("Location")
 			discard(resp.Body)
-			if loc == "" || hop >= c.opts.MaxRedirects {
-				return allowAll, BasisUnavailable
+			if loc == "" || hop >= opts.MaxRedirects {
+				return allowAll, BasisUnavailable, nil
 			}
 			next, err := req.URL.Parse(loc)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
-				return allowAll, BasisUnavailable
+				return allowAll, BasisUnavailable, nil
 			}
 			target = next.String()
-		case code == http.StatusTooManyRequests:
+		case code >= 400 && code < 500 && code != http.StatusTooManyRequests:
 			discard(resp.Body)
-			return disallowAll, BasisUnreachable
-		case code >= 400 && code < 500:
-			discard(resp.Body)
-			return allowAll, BasisUnavailable
+			return allowAll, BasisUnavailable, nil
 		default:
 			discard(resp.Body)
-			return disallowAll, BasisUnreachable
+			err := &StatusError{URL: target, StatusCode: code, RetryAfter: resp.Header.Get("Retry-After")}
+			return disallowAll, BasisUnreachable, err
 		}
 	}
+}
+
+// StatusError is the error of a robots.txt fetch answered with a status
+// that makes the file unreachable (429, 5xx).
+type StatusError struct {
+	URL        string
+	StatusCode int
+	// RetryAfter is the response's Retry-After header, if any.
+	RetryAfter string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("robots: %s answered %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
 // readLimited reads at most limit bytes of r; if there is more, the text

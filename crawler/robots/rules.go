@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"net/url"
 	"strings"
 	"time"
 
@@ -77,6 +78,10 @@ func (r *Rules) Allowed(path string) bool {
 }
 
 // CrawlDelay returns the Crawl-delay of the group that applies to the
+// AllowedURL reports whether the rules allow u: its escaped path and query
+// are matched, as RFC 9309 requires.
+func (r *Rules) AllowedURL(u *url.URL) bool { return r.Allowed(requestPath(u)) }
+
 // robot, and whether there was one. It is not capped here.
 func (r *Rules) CrawlDelay() (time.Duration, bool) {
 	d := r.globalDelay

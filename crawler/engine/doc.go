@@ -1,0 +1,45 @@
+// Package engine runs a whole crawl: from seed URLs (or from what a stored
+// link graph still has to fetch) it crawls, recursively and politely, until
+// nothing in scope is left, a limit is reached or the caller stops it, and
+// returns a summary. It is the library behind `linksrus crawl`, for services
+// that crawl on their own schedule.
+//
+//	e, err := engine.New(engine.Options{Graph: g, Index: idx})
+//	...
+//	sum, err := e.Run(ctx, "https://example.com/")
+//
+// The engine owns what makes a crawler out of package crawler's pipeline:
+//
+//   - the frontier: links queued per host, shallowest first (priority
+//     levels by depth), each queued once per run; in memory up to
+//     Options.MaxQueued links, the rest spilled to a temporary file and
+//     read back as the queue drains, so memory is bounded by configuration
+//     rather than by the size of the web;
+//   - discovery: the links a crawled page vouches for (its stored edges, so
+//     rel="nofollow" is respected) join the frontier if they are in scope;
+//   - scope: the seeds' hosts by default, or registrable domains,
+//     include/exclude patterns, a filter function, a maximum depth;
+//   - robots.txt, fetched once per host before any of its pages, retried
+//     under the retry policy while it is unreachable (the host's pages wait,
+//     they are not dropped) and reported with its error when retries run
+//     out;
+//   - politeness enforced where each request starts: at most
+//     Options.PerHost requests in flight per host and at least the host's
+//     delay (Options.Delay, raised by a robots.txt Crawl-delay) between two
+//     request starts, for every request that reaches a host: page GETs,
+//     HEADs, every redirect hop, every retry and robots.txt itself. A host
+//     waiting for its delay never holds a fetch worker: a page whose next
+//     request (a hop, a retry) cannot start goes back to the frontier and a
+//     worker takes another host's page;
+//   - resume: the seeds and every link the graph holds that is due (never
+//     retrieved, or retrieved before Options.RecrawlAfter) are queued, so a
+//     run started again after an interruption carries on where it stopped.
+//
+// Its zero Options are polite: robots.txt obeyed, two requests in flight
+// per host, a User-Agent naming the library, no private addresses, the
+// seeds' hosts only.
+//
+// Several runs may go on at once, on one Engine or several; they share
+// nothing but the Options' stores and callbacks. A run leaves no goroutine
+// behind when it returns.
+package engine

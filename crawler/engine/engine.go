@@ -1,0 +1,398 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/scope"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/linkgraph"
+)
+
+// Engine crawls with one set of Options. It is safe for concurrent use:
+// each Run has its own frontier, robots.txt cache and counters.
+type Engine struct {
+	opts   Options
+	getter crawler.URLGetter
+	// idle is the default getter, whose kept-alive connections are closed
+	// when a run ends; nil for a caller's getter.
+	idle interface{ CloseIdleConnections() }
+}
+
+// New returns an Engine for opts, with defaults filled in. It fails, with
+// an error wrapping ErrOptions, for options it cannot use.
+func New(opts Options) (*Engine, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: o, getter: o.URLGetter}
+	if e.getter == nil {
+		c := crawler.NewURLGetter(o.Detector)
+		if tr, ok := c.Transport.(*http.Transport); ok {
+			// A connection kept alive per worker: a crawl of one site
+			// would otherwise reconnect for nearly every page.
+			tr.MaxIdleConnsPerHost = o.Workers
+		}
+		e.getter, e.idle = c, c
+	}
+	return e, nil
+}
+
+// Run crawls from seeds (absolute http or https URLs; none to resume what
+// the graph has left) until nothing in scope is due, MaxPages pages have
+// been handed out, or ctx ends, and returns what the run did. Pages that
+// fail are reported through Options.OnOutcome and counted in the summary;
+// an error is returned for bad seeds, or when a store or a processor fails
+// (together with the summary so far). A cancelled ctx abandons the pages
+// in flight; see Start and Run.Stop for a graceful stop.
+func (e *Engine) Run(ctx context.Context, seeds ...string) (*Summary, error) {
+	r, err := e.Start(ctx, seeds...)
+	if err != nil {
+		return nil, err
+	}
+	return r.Wait()
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Progress
+	// Handed is the number of pages the run handed out to be fetched: 0
+	// when nothing in scope was due.
+	Handed int
+	// Stopped is set if Stop ended the run early, LimitReached if
+	// MaxPages did, Canceled if its context did.
+	Stopped, LimitReached, Canceled bool
+	// Seeds holds the outcome of every seed the run fetched or tried to.
+	Seeds []crawler.Outcome
+}
+
+// Run is a crawl started by Engine.Start.
+type Run struct {
+	opts     Options
+	cutoff   time.Time
+	scope    *scope.Scope
+	stats    *runStats
+	frontier *frontier
+	graph    *discoveringGraph
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup // robots.txt fetches
+	done     chan struct{}
+
+	seedMu   sync.Mutex
+	seedIDs  map[uuid.UUID]bool
+	seedOuts []crawler.Outcome
+	stopped  bool
+	summary  *Summary
+	crawlErr error
+}
+
+// Start starts a crawl from seeds (see Run) and returns at once; call Wait
+// for its end. It fails for invalid seeds or options, or if the graph
+// cannot be read or written.
+func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
+	o := e.opts
+	seedURLs, err := NormalizeSeeds(seeds, o.Normalization)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scope.New(scope.Config{
+		MaxDepth:     o.MaxDepth,
+		SameHostOnly: !o.AnyHost && len(o.Domains) == 0,
+		Domains:      o.Domains,
+		Include:      o.Include,
+		Exclude:      o.Exclude,
+		Filter:       o.Filter,
+	}, seedURLs)
+	if err != nil {
+		return nil, fmt.Errorf("engine: scope: %w", err)
+	}
+	cutoff := time.Unix(0, 0) // only links never retrieved
+	if o.RecrawlAfter > 0 {
+		cutoff = time.Now().Add(-o.RecrawlAfter)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &Run{
+		opts:    o,
+		cutoff:  cutoff,
+		scope:   sc,
+		stats:   newRunStats(),
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		seedIDs: make(map[uuid.UUID]bool),
+	}
+	f, err := newFrontier(runCtx, &o, cutoff)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r.frontier = f
+	if !o.IgnoreRobots {
+		f.robots = newRobotsTable(runCtx, &r.wg, f.sched, e.getter, &o)
+	}
+	r.graph = newDiscoveringGraph(o.Graph, r)
+	fail := func(err error) (*Run, error) {
+		cancel()
+		r.wg.Wait()
+		_ = f.Close()
+		return nil, err
+	}
+	if err := r.seed(seedURLs); err != nil {
+		return fail(err)
+	}
+	if _, err := r.queuePending(); err != nil {
+		return fail(err)
+	}
+	if o.Partition != nil {
+		f.refill = r.partitionRefill
+	}
+	c, err := crawler.NewCrawler(r.crawlerConfig(e))
+	if err != nil {
+		return fail(err)
+	}
+	go func() {
+		defer close(r.done)
+		_, err := c.Crawl(runCtx, f)
+		cancel()
+		r.wg.Wait()
+		if cerr := f.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("engine: frontier: %w", cerr))
+		}
+		if e.idle != nil {
+			// Keep-alive connections would outlive the run, goroutines
+			// and all; the next run may be hours away.
+			e.idle.CloseIdleConnections()
+		}
+		r.finish(ctx, err)
+	}()
+	return r, nil
+}
+
+// crawlerConfig is the crawler's configuration for the run.
+func (r *Run) crawlerConfig(e *Engine) crawler.Config {
+	o := r.opts
+	retry := o.Retry
+	cfg := crawler.Config{
+		PrivateNetworkDetector: o.Detector,
+		URLGetter:              e.getter,
+		Graph:                  r.graph,
+		Indexer:                o.Index,
+		FetchWorkers:           o.Workers,
+		StoreBatchSize:         o.StoreBatchSize,
+		MaxBodyBytes:           o.MaxBodyBytes,
+		FetchTimeout:           o.FetchTimeout,
+		MaxRedirects:           o.MaxRedirects,
+		HeadFirst:              o.HeadFirst,
+		LinkNormalization:      o.Normalization,
+		Retry:                  &retry,
+		Processors:             o.Processors,
+		Scheduler:              r.frontier,
+		DecorateRequest: func(req *http.Request) error {
+			req.Header.Set("User-Agent", o.UserAgent)
+			if o.DecorateRequest != nil {
+				return o.DecorateRequest(req)
+			}
+			return nil
+		},
+		OnOutcome: r.outcome,
+	}
+	// The frontier queues only links in scope; the gate applies the scope
+	// to redirect targets too.
+	scopeGate, _ := crawler.NewScopeGate(r.scope)
+	cfg.Gates = append(cfg.Gates, scopeGate)
+	if r.frontier.robots != nil {
+		cfg.Gates = append(cfg.Gates, r.frontier.robots)
+	}
+	return cfg
+}
+
+// outcome receives every page's outcome.
+func (r *Run) outcome(out crawler.Outcome) {
+	r.stats.record(out)
+	r.seedMu.Lock()
+	if r.seedIDs[out.LinkID] {
+		r.seedOuts = append(r.seedOuts, out)
+	}
+	r.seedMu.Unlock()
+	if r.opts.OnOutcome != nil {
+		r.opts.OnOutcome(out)
+	}
+	r.frontier.done(out.LinkID)
+}
+
+// seed stores the seeds and queues those that are due.
+func (r *Run) seed(seeds []*url.URL) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	links := make([]*linkgraph.Link, len(seeds))
+	for i, s := range seeds {
+		links[i] = &linkgraph.Link{URL: s.String()}
+	}
+	if err := r.opts.Graph.UpsertLinks(links); err != nil {
+		return fmt.Errorf("engine: store seeds: %w", err)
+	}
+	for i, l := range links {
+		if !l.RetrievedAt.Before(r.cutoff) || !r.opts.Partition.Contains(l.ID) {
+			continue
+		}
+		if reason := r.scope.Check(seeds[i], 0); reason != scope.InScope {
+			r.stats.note("scope: " + reason.String())
+			continue
+		}
+		r.seedMu.Lock()
+		r.seedIDs[l.ID] = true
+		r.seedMu.Unlock()
+		if _, err := r.frontier.add(*l, 0); err != nil {
+			return fmt.Errorf("engine: queue seeds: %w", err)
+		}
+	}
+	return nil
+}
+
+// queuePending queues the links of the run's share that are due and in
+// scope and were not queued in this run yet: what an interrupted run left,
+// or what is due again under RecrawlAfter. It returns how many it queued.
+// Depth is counted from them.
+func (r *Run) queuePending() (int, error) {
+	var from, to uuid.UUID
+	if p := r.opts.Partition; p != nil {
+		from, to = p.From, p.To
+	}
+	it, err := r.opts.Graph.Links(from, to, r.cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("engine: list links to crawl: %w", err)
+	}
+	defer it.Close()
+	n := 0
+	for it.Next() {
+		l := it.Link()
+		if r.frontier.isSeen(l.ID) {
+			continue
+		}
+		u, err := url.Parse(l.URL)
+		if err != nil || r.scope.Check(u, 0) != scope.InScope {
+			continue
+		}
+		ok, err := r.frontier.add(*l, 0)
+		if err != nil {
+			return n, fmt.Errorf("engine: queue links to crawl: %w", err)
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := it.Error(); err != nil {
+		return n, fmt.Errorf("engine: list links to crawl: %w", err)
+	}
+	return n, nil
+}
+
+// partitionRefill is the frontier's refill for a partitioned crawl: when
+// this process has nothing left, it polls the shared graph for links that
+// the other processes discovered in its share, and gives up after
+// Partition.Idle without any.
+func (r *Run) partitionRefill(ctx context.Context) bool {
+	const poll = 200 * time.Millisecond
+	deadline := time.Now().Add(r.opts.Partition.Idle)
+	for {
+		n, err := r.queuePending()
+		if err != nil {
+			slog.Warn("polling the graph for new links", "err", err)
+		}
+		if n > 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		}
+	}
+}
+
+// finish computes the summary once the crawl is over.
+func (r *Run) finish(ctx context.Context, err error) {
+	f := r.frontier
+	sum := &Summary{Progress: r.Progress()}
+	f.mu.Lock()
+	sum.Handed = f.handed
+	sum.LimitReached = f.maxPages > 0 && f.handed >= f.maxPages
+	f.mu.Unlock()
+	r.seedMu.Lock()
+	sum.Stopped = r.stopped
+	sum.Seeds = append([]crawler.Outcome(nil), r.seedOuts...)
+	r.seedMu.Unlock()
+	sum.Canceled = ctx.Err() != nil
+	r.summary, r.crawlErr = sum, err
+}
+
+// Stop ends the run gracefully: no page is handed out any more, the pages
+// in flight finish and are stored, and what is still queued stays in the
+// graph for the next run. It returns at once; Wait waits for the end.
+func (r *Run) Stop() {
+	r.seedMu.Lock()
+	r.stopped = true
+	r.seedMu.Unlock()
+	r.frontier.stop()
+}
+
+// Wait waits for the run to end and returns its summary, and the error
+// that ended it early, if any.
+func (r *Run) Wait() (*Summary, error) {
+	<-r.done
+	if r.crawlErr != nil {
+		return r.summary, fmt.Errorf("engine: %w", r.crawlErr)
+	}
+	return r.summary, nil
+}
+
+// Done is closed when the run has ended.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Progress returns a snapshot of the run's counters; it may be called at
+// any time, concurrently.
+func (r *Run) Progress() Progress {
+	p := r.stats.snapshot()
+	p.Queued, p.InFlight = r.frontier.stats()
+	return p
+}
+
+// Referrers returns up to Options.Referrers pages seen linking to the link
+// id in this run.
+func (r *Run) Referrers(id uuid.UUID) []uuid.UUID { return r.graph.referrersOf(id) }
+
+// NormalizeSeeds parses seed URLs and normalises them as the crawler
+// normalises links (package urlnorm: case, IDNA host names, default ports,
+// dot segments, percent-encoding, no fragment), so that a seed and the
+// links to it are one link. It fails for a URL that is not absolute http
+// or https.
+func NormalizeSeeds(seeds []string, opts urlnorm.Options) ([]*url.URL, error) {
+	out := make([]*url.URL, 0, len(seeds))
+	for _, s := range seeds {
+		n, err := urlnorm.Normalize(s, opts)
+		if err != nil {
+			return nil, fmt.Errorf("engine: seed %q: %w", s, err)
+		}
+		u, err := url.Parse(n)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("engine: seed %q is not an absolute http or https URL", s)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}

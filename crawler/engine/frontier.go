@@ -1,0 +1,377 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/linkgraph"
+)
+
+// depthLevels is the number of priority levels for new links: links are
+// handed out shallowest first, so that a crawl cut short by MaxPages or an
+// interruption has covered the site breadth-first; depths from
+// depthLevels-1 on share the last level. Level 0 of the scheduler, above
+// them, is for parked pages, whose fetch is already under way.
+const depthLevels = 8
+
+// item is what the frontier queues under a host: a link to fetch, or a
+// page whose fetch was parked until the host can take its next request.
+type item struct {
+	link   linkgraph.Link
+	depth  int
+	parked *crawler.Payload
+}
+
+// leaseEntry is the host slot held for a page handed out.
+type leaseEntry struct {
+	lease   *politeness.Lease[item]
+	started bool
+}
+
+// frontier is the queue of a run. It is the link iterator the crawler's
+// source reads (NextContext blocks until a page's host can take a request
+// and reports the end once nothing is queued or in flight, since only a
+// page in flight can add links), and the crawler's RequestScheduler: every
+// request of the crawl is started through Begin, and a page that must wait
+// comes back through Park.
+//
+// The slot a page is handed out with is held for the page's first request
+// (Begin starts it, and the host's delay runs from then); any further
+// request (a redirect hop, a retry) takes a fresh slot or parks the page.
+type frontier struct {
+	ctx       context.Context // the run's; ends pushes and waits
+	sched     *politeness.Scheduler[item]
+	graph     Graph
+	cutoff    time.Time
+	maxPages  int
+	maxQueued int
+	robots    *robotsTable // nil: robots.txt ignored
+
+	mu           sync.Mutex
+	seen         *seenSet
+	spill        *spill
+	queued       int // items in the scheduler: links and parked pages
+	linksQueued  int // of which links
+	parkedQueued int // of which parked pages
+	inFlight     int // pages handed out and not yet reported
+	handed       int // new pages handed out
+	stopped      bool
+	leases       map[uuid.UUID]*leaseEntry
+	depth        map[uuid.UUID]int // depth of the pages in flight
+	cur          item
+	// interruptWait, while NextContext waits in the scheduler, ends that
+	// wait when the crawl may be over (nothing queued or in flight) or is
+	// stopped.
+	interruptWait context.CancelFunc
+	// refill, if set, is asked for more work when nothing is queued or in
+	// flight (partitioned crawls poll the shared graph).
+	refill func(ctx context.Context) bool
+}
+
+func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, error) {
+	sched, err := politeness.NewScheduler[item](politeness.Options{
+		MaxInFlight: o.PerHost,
+		MinDelay:    o.Delay,
+		// Discovery must never block on a full queue: the pipeline
+		// goroutine that discovers links is the one that would have to
+		// drain it. The queue is bounded by spilling instead.
+		MaxQueued: int(^uint(0) >> 1),
+		Levels:    1 + depthLevels,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: frontier: %w", err)
+	}
+	return &frontier{
+		ctx:       ctx,
+		sched:     sched,
+		graph:     o.Graph,
+		cutoff:    cutoff,
+		maxPages:  o.MaxPages,
+		maxQueued: o.MaxQueued,
+		seen:      newSeenSet(o.MaxSeen),
+		spill:     newSpill(o.SpillDir, depthLevels),
+		leases:    make(map[uuid.UUID]*leaseEntry),
+		depth:     make(map[uuid.UUID]int),
+	}, nil
+}
+
+// add queues l at depth unless it was queued before in this run; it
+// reports whether it was. Beyond MaxQueued links in memory, the link waits
+// in the spill file.
+func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
+	u, err := url.Parse(l.URL)
+	if err != nil {
+		return false, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped || !f.seen.add(l.ID) {
+		return false, nil
+	}
+	if f.linksQueued >= f.maxQueued {
+		if err := f.spill.write(l, depth); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return true, f.pushLocked(l, u.Host, depth)
+}
+
+// pushLocked queues a link in the scheduler. f.mu must be held.
+func (f *frontier) pushLocked(l linkgraph.Link, host string, depth int) error {
+	if f.robots != nil {
+		// Keeps the host paused until its robots.txt is known.
+		f.robots.ensure(l.URL)
+	}
+	if err := f.sched.PushPriority(f.ctx, host, 1+min(depth, depthLevels-1), item{link: l, depth: depth}); err != nil {
+		return err
+	}
+	f.queued++
+	f.linksQueued++
+	return nil
+}
+
+// refillLocked moves spilled links back into the scheduler once the queue
+// has drained to half its bound, shallowest first. f.mu must be held.
+func (f *frontier) refillLocked() error {
+	if f.spill.len() == 0 || f.linksQueued > f.maxQueued/2 {
+		return nil
+	}
+	return f.spill.read(f.maxQueued-f.linksQueued, func(l linkgraph.Link, depth int) error {
+		u, err := url.Parse(l.URL)
+		if err != nil {
+			return nil
+		}
+		return f.pushLocked(l, u.Host, depth)
+	})
+}
+
+// isSeen reports whether the link was queued in this run.
+func (f *frontier) isSeen(id uuid.UUID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen.has(id)
+}
+
+// depthOf returns the depth at which a page in flight was handed out.
+func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.depth[id]
+	return d, ok
+}
+
+// Begin implements crawler.RequestScheduler.
+func (f *frontier) Begin(id uuid.UUID, host string) (func(), bool) {
+	f.mu.Lock()
+	e := f.leases[id]
+	if e != nil && !e.started && e.lease.Host == host {
+		e.started = true
+		f.mu.Unlock()
+		e.lease.Start()
+		return e.lease.Release, true
+	}
+	f.mu.Unlock()
+	release, _, ok := f.sched.TryAcquire(host)
+	return release, ok
+}
+
+// Park implements crawler.RequestScheduler.
+func (f *frontier) Park(p *crawler.Payload, host string, notBefore time.Time) {
+	f.mu.Lock()
+	if e := f.leases[p.LinkID]; e != nil {
+		delete(f.leases, p.LinkID)
+		e.lease.Release()
+	}
+	if !notBefore.IsZero() {
+		// A retry's backoff or a Retry-After: the host is left alone
+		// meanwhile, not only this page.
+		f.sched.Defer(host, notBefore)
+	}
+	err := f.sched.PushPriority(f.ctx, host, 0, item{parked: p})
+	if err == nil {
+		f.queued++
+		f.parkedQueued++
+	}
+	f.mu.Unlock()
+	if err != nil {
+		// The run is over: the page is reported (as cancelled).
+		p.MarkAsProcessed()
+	}
+}
+
+// done records that a page handed out has been reported.
+func (f *frontier) done(id uuid.UUID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e := f.leases[id]; e != nil {
+		delete(f.leases, id)
+		e.lease.Release()
+	}
+	if _, ok := f.depth[id]; ok {
+		delete(f.depth, id)
+		f.inFlight--
+	}
+	f.wakeIfOverLocked()
+}
+
+// stop hands out no new page from now on; pages in flight finish, parked
+// ones included. What is still queued stays in the graph for the next run.
+func (f *frontier) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	f.wakeIfOverLocked()
+}
+
+// overLocked reports whether nothing is left to hand out. f.mu must be
+// held.
+func (f *frontier) overLocked() bool {
+	if f.stopped {
+		return f.parkedQueued == 0 && f.inFlight == 0
+	}
+	return f.queued == 0 && f.inFlight == 0 && f.spill.len() == 0
+}
+
+// wakeIfOverLocked ends a waiting NextContext when there may be nothing
+// more to hand out. f.mu must be held.
+func (f *frontier) wakeIfOverLocked() {
+	if f.interruptWait != nil && (f.stopped || f.overLocked()) {
+		f.interruptWait()
+	}
+}
+
+// stats returns the links queued (in memory and spilled) and the pages in
+// flight.
+func (f *frontier) stats() (queued, inFlight int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.linksQueued + f.spill.len(), f.inFlight
+}
+
+// Next implements linkgraph.LinkIterator; the crawler calls NextContext.
+func (f *frontier) Next() bool { return f.NextContext(f.ctx) }
+
+// NextContext implements crawler.ContextIterator.
+func (f *frontier) NextContext(ctx context.Context) bool {
+	for {
+		f.mu.Lock()
+		if err := f.refillLocked(); err != nil {
+			f.mu.Unlock()
+			return false
+		}
+		if f.overLocked() {
+			stopped := f.stopped
+			f.mu.Unlock()
+			if stopped || f.refill == nil || !f.refill(ctx) {
+				return false
+			}
+			continue
+		}
+		waitCtx, cancel := context.WithCancel(ctx)
+		f.interruptWait = cancel
+		f.mu.Unlock()
+
+		lease, err := f.sched.Next(waitCtx)
+
+		f.mu.Lock()
+		f.interruptWait = nil
+		cancel()
+		if err != nil {
+			f.mu.Unlock()
+			if ctx.Err() != nil || errors.Is(err, politeness.ErrClosed) {
+				return false
+			}
+			continue // woken: the crawl may be over, or stopped
+		}
+		f.queued--
+		it := lease.Value
+		if it.parked != nil {
+			f.parkedQueued--
+			f.leases[it.parked.LinkID] = &leaseEntry{lease: lease}
+			f.cur = it
+			f.mu.Unlock()
+			return true
+		}
+		f.linksQueued--
+		if f.stopped {
+			// Left in the graph for the next run.
+			f.mu.Unlock()
+			lease.Release()
+			continue
+		}
+		checkStore := f.seen.overflowed()
+		f.mu.Unlock()
+		if checkStore && f.retrievedSince(it.link.ID) {
+			// Queued twice once the seen-set overflowed; crawled already.
+			lease.Release()
+			continue
+		}
+		f.mu.Lock()
+		f.handed++
+		f.inFlight++
+		f.leases[it.link.ID] = &leaseEntry{lease: lease}
+		f.depth[it.link.ID] = it.depth
+		f.cur = it
+		if f.maxPages > 0 && f.handed >= f.maxPages {
+			f.stopped = true
+		}
+		f.mu.Unlock()
+		return true
+	}
+}
+
+// retrievedSince reports whether the graph has the link retrieved since
+// the run's cutoff.
+func (f *frontier) retrievedSince(id uuid.UUID) bool {
+	l, err := f.graph.FindLink(id)
+	return err == nil && !l.RetrievedAt.Before(f.cutoff)
+}
+
+// Link implements linkgraph.LinkIterator.
+func (f *frontier) Link() *linkgraph.Link {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cur.parked != nil {
+		p := f.cur.parked
+		return &linkgraph.Link{ID: p.LinkID, URL: p.URL, RetrievedAt: p.RetrievedAt}
+	}
+	l := f.cur.link
+	return &l
+}
+
+// Resumed implements crawler.ResumingIterator.
+func (f *frontier) Resumed() *crawler.Payload {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.cur.parked
+	f.cur.parked = nil
+	return p
+}
+
+// Error implements linkgraph.LinkIterator.
+func (f *frontier) Error() error { return nil }
+
+// Close implements linkgraph.LinkIterator: it releases the scheduler and
+// the spill file, and reports the pages still parked as cancelled.
+func (f *frontier) Close() error {
+	f.sched.Close()
+	f.mu.Lock()
+	f.stopped = true
+	f.mu.Unlock()
+	// Parked pages must still be reported, once.
+	for _, it := range f.sched.Drain() {
+		if it.parked != nil {
+			it.parked.MarkAsProcessed()
+		}
+	}
+	return f.spill.close()
+}

@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// Defaults of the Options fields left zero.
+const (
+	// DefaultPerHost is the customary polite limit of requests in flight
+	// per host (browsers of old, RFC 2616 8.1.4).
+	DefaultPerHost = politeness.DefaultMaxInFlight
+	// DefaultMaxQueued bounds the links the frontier keeps in memory:
+	// about 15 MB of queue; the rest waits in a file.
+	DefaultMaxQueued = 100_000
+	// DefaultMaxSeen bounds the set of links queued in a run (8 bytes of
+	// hash and map overhead each, about 100 MB at the bound).
+	DefaultMaxSeen = 4_000_000
+)
+
+// ErrOptions is wrapped by New for Options it cannot use.
+var ErrOptions = errors.New("engine: invalid options")
+
+// Graph is the link graph a crawl reads its work from and writes its
+// results to; every linkgraph backend implements it.
+type Graph interface {
+	crawler.Graph
+	// FindLink returns the link with the given ID.
+	FindLink(id uuid.UUID) (*linkgraph.Link, error)
+	// Links iterates over the links of [fromID, toID) retrieved before
+	// retrievedBefore (never retrieved links included).
+	Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error)
+}
+
+// Partition restricts a crawl to the links whose ID is in [From, To) (a
+// zero To: to the end), for processes that share one graph and split it
+// between them. A process whose share runs out waits up to Idle for the
+// others to discover links in it before it finishes.
+type Partition struct {
+	From, To uuid.UUID
+	Idle     time.Duration
+}
+
+// Contains reports whether id is in the partition.
+func (p *Partition) Contains(id uuid.UUID) bool {
+	if p == nil {
+		return true
+	}
+	if compareIDs(id, p.From) < 0 {
+		return false
+	}
+	return p.To == uuid.Nil || compareIDs(id, p.To) < 0
+}
+
+// Options configure an Engine. Only Graph is required; every other zero
+// field takes a polite default.
+type Options struct {
+	// Graph stores the links, edges and crawl times, and is where a run
+	// finds what is left to do. Required.
+	Graph Graph
+	// Index receives each crawled page's text. Default: nil, links only.
+	Index crawler.Indexer
+
+	// Workers is the number of pages fetched at once. Default:
+	// crawler.DefaultFetchWorkers.
+	Workers int
+	// PerHost is the most requests in flight to one host (host and port).
+	// Default: DefaultPerHost.
+	PerHost int
+	// Delay is the least time between two request starts to one host; a
+	// robots.txt Crawl-delay (capped at MaxCrawlDelay) raises it for its
+	// host. Default: 0.
+	Delay time.Duration
+	// MaxCrawlDelay caps robots.txt Crawl-delay values. Default: 10s.
+	MaxCrawlDelay time.Duration
+	// UserAgent is sent with every request; its product token (before the
+	// first '/' or space) is the robot name matched in robots.txt.
+	// Default: crawler.DefaultUserAgent.
+	UserAgent string
+	// IgnoreRobots skips robots.txt entirely. Default: obeyed.
+	IgnoreRobots bool
+
+	// Detector refuses private and special-purpose addresses, in links and
+	// at dial time. Default: privnet.New(), no allow-list.
+	Detector *privnet.Detector
+	// URLGetter sends the requests. Default: crawler.NewURLGetter(Detector)
+	// with a connection kept alive per worker. A custom getter is
+	// responsible for its own dial-time guard.
+	URLGetter crawler.URLGetter
+	// DecorateRequest, if set, may add headers or credentials to every
+	// request after the User-Agent is set.
+	DecorateRequest func(*http.Request) error
+
+	// MaxBodyBytes, FetchTimeout, MaxRedirects, HeadFirst and
+	// Normalization are passed to the crawler (see crawler.Config).
+	MaxBodyBytes  int64
+	FetchTimeout  time.Duration
+	MaxRedirects  int
+	HeadFirst     bool
+	Normalization urlnorm.Options
+	// Retry is the policy for transient failures of pages and of
+	// robots.txt alike; the zero value is crawler.RetryPolicy's defaults
+	// (2 retries with backoff, Retry-After honoured up to 30 s). Set
+	// Retry.MaxRetries to -1 for none.
+	Retry crawler.RetryPolicy
+
+	// AnyHost lets the crawl leave the seeds' hosts. By default, and
+	// unless Domains is set, only the seeds' hosts are crawled.
+	AnyHost bool
+	// Domains accepts these registrable domains and their subdomains
+	// instead of the seeds' hosts.
+	Domains []string
+	// Include and Exclude are RE2 patterns matched against the normalised
+	// URL: with Include, a URL must match one; Exclude wins.
+	Include, Exclude []string
+	// Filter, if set, is asked last about every URL in scope at its depth
+	// and may refuse it. It must be safe for concurrent use.
+	Filter func(u *url.URL, depth int) bool
+	// MaxDepth is the most hops from the links a run starts with (the
+	// seeds, or on a resumed run the links left over). 0: no limit.
+	MaxDepth int
+	// MaxPages stops handing out pages after this many in a run; the
+	// pages in flight still finish. 0: no limit.
+	MaxPages int
+	// RecrawlAfter makes pages retrieved longer ago than this due again.
+	// 0: a retrieved page is never fetched again.
+	RecrawlAfter time.Duration
+
+	// MaxQueued bounds the links the frontier holds in memory; more are
+	// spilled to a file in SpillDir. Default: DefaultMaxQueued.
+	MaxQueued int
+	// MaxSeen bounds the set of links queued in a run, which is what makes
+	// a page that fails be tried once per run. Beyond it, a link found
+	// again may be queued again; the graph's retrieval time still keeps a
+	// crawled page from being fetched twice. Default: DefaultMaxSeen.
+	MaxSeen int
+	// SpillDir is where the frontier's overflow file goes. Default:
+	// os.TempDir().
+	SpillDir string
+	// Partition, if set, restricts the run to a share of the graph.
+	Partition *Partition
+
+	// Processors receive a copy of every crawled page, beside the stores.
+	Processors []pipeline.Processor
+	// OnOutcome, if set, receives the outcome of every URL the run
+	// handles, once, from the pipeline's goroutines (concurrently).
+	OnOutcome func(crawler.Outcome)
+	// Referrers is how many linking pages a run remembers per link, for
+	// Run.Referrers (broken-link reports). Default: 0, none.
+	Referrers int
+	// StoreBatchSize is passed to the crawler (crawler.Config).
+	StoreBatchSize int
+}
+
+// withDefaults validates o and fills in its defaults.
+func (o Options) withDefaults() (Options, error) {
+	switch {
+	case o.Graph == nil:
+		return o, fmt.Errorf("%w: a Graph is required", ErrOptions)
+	case o.Workers < 0, o.PerHost < 0, o.MaxDepth < 0, o.MaxPages < 0, o.MaxQueued < 0, o.MaxSeen < 0, o.Referrers < 0:
+		return o, fmt.Errorf("%w: negative count", ErrOptions)
+	case o.Delay < 0, o.MaxCrawlDelay < 0, o.RecrawlAfter < 0, o.FetchTimeout < 0, o.MaxBodyBytes < 0:
+		return o, fmt.Errorf("%w: negative duration or size", ErrOptions)
+	case o.Partition != nil && o.Partition.Idle < 0:
+		return o, fmt.Errorf("%w: negative Partition.Idle", ErrOptions)
+	}
+	if o.Workers == 0 {
+		o.Workers = crawler.DefaultFetchWorkers
+	}
+	if o.PerHost == 0 {
+		o.PerHost = DefaultPerHost
+	}
+	if o.MaxCrawlDelay == 0 {
+		o.MaxCrawlDelay = 10 * time.Second
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = crawler.DefaultUserAgent
+	}
+	if o.FetchTimeout == 0 {
+		o.FetchTimeout = crawler.DefaultFetchTimeout
+	}
+	if o.MaxQueued == 0 {
+		o.MaxQueued = DefaultMaxQueued
+	}
+	if o.MaxSeen == 0 {
+		o.MaxSeen = DefaultMaxSeen
+	}
+	if o.SpillDir == "" {
+		o.SpillDir = os.TempDir()
+	}
+	if o.Detector == nil {
+		o.Detector = privnet.New()
+	}
+	return o, nil
+}

@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/crawler/robots"
+)
+
+// How long a robots.txt decision is used before the file is fetched again:
+// RFC 9309 asks caches not to keep rules for more than a day; a file that
+// stayed unreachable through every retry is tried again after a minute.
+const (
+	robotsTTL      = 24 * time.Hour
+	robotsErrorTTL = time.Minute
+)
+
+// robotsTable fetches and keeps the robots.txt of every origin a run
+// touches. A host's robots.txt is fetched before any of its pages: the
+// host is paused in the scheduler meanwhile, its pages wait in the queue,
+// and the fetch itself takes a slot on the host like any other request,
+// from a goroutine of its own, never from a fetch worker. An unreachable
+// file (5xx, 429, a network error) is fetched again under the run's retry
+// policy, with the host deferred for the backoff; only when the retries
+// run out are the host's pages reported, with ReasonRobotsUnreachable and
+// the error.
+type robotsTable struct {
+	ctx     context.Context
+	wg      *sync.WaitGroup
+	sched   *politeness.Scheduler[item]
+	getter  crawler.URLGetter // does not follow redirects
+	opts    robots.Options
+	retry   crawler.RetryPolicy
+	timeout time.Duration
+
+	mu      sync.Mutex
+	origins map[string]*robotsEntry
+	paused  map[string]int // fetches under way per scheduler host
+}
+
+type robotsEntry struct {
+	fetching bool
+	rules    *robots.Rules
+	basis    robots.Basis
+	err      error // the last fetch's, once retries ran out
+	expires  time.Time
+}
+
+func newRobotsTable(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], getter crawler.URLGetter, o *Options) *robotsTable {
+	retry := o.Retry
+	if retry.MaxRetries == 0 {
+		retry.MaxRetries = crawler.DefaultMaxRetries
+	}
+	return &robotsTable{
+		ctx:    ctx,
+		wg:     wg,
+		sched:  sched,
+		getter: crawler.WithoutRedirects(getter),
+		opts: robots.Options{
+			RobotName:     robotName(o.UserAgent),
+			UserAgent:     o.UserAgent,
+			MaxCrawlDelay: o.MaxCrawlDelay,
+		},
+		retry:   retry,
+		timeout: o.FetchTimeout,
+		origins: make(map[string]*robotsEntry),
+		paused:  make(map[string]int),
+	}
+}
+
+// origin returns the cache key of u's robots.txt.
+func origin(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+
+// ensure starts fetching the robots.txt of the URL's origin unless it is
+// known (and fresh) or being fetched.
+func (t *robotsTable) ensure(rawURL string) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ensureLocked(u)
+}
+
+// ensureLocked returns u's origin entry if it can decide now, and otherwise
+// makes sure a fetch is under way. t.mu must be held.
+func (t *robotsTable) ensureLocked(u *url.URL) *robotsEntry {
+	key := origin(u)
+	e := t.origins[key]
+	if e != nil && (e.fetching || time.Now().Before(e.expires)) {
+		if e.fetching {
+			return nil
+		}
+		return e
+	}
+	e = &robotsEntry{fetching: true}
+	t.origins[key] = e
+	if t.paused[u.Host]++; t.paused[u.Host] == 1 {
+		t.sched.Pause(u.Host)
+	}
+	t.wg.Add(1)
+	go t.fetch(key, u.Host, e)
+	return nil
+}
+
+// Admit implements crawler.Gate without ever waiting: a URL whose origin's
+// robots.txt is not known yet is answered with crawler.ErrNotReady, and
+// the fetch stage parks the page under its host, which stays paused until
+// the file is known.
+func (t *robotsTable) Admit(_ context.Context, u *url.URL) error {
+	if u.EscapedPath() == "/robots.txt" {
+		return nil
+	}
+	t.mu.Lock()
+	e := t.ensureLocked(u)
+	t.mu.Unlock()
+	switch {
+	case e == nil:
+		return fmt.Errorf("robots.txt of %s: %w", u.Host, crawler.ErrNotReady)
+	case e.err != nil:
+		return crawler.Skip(crawler.ReasonRobotsUnreachable, e.err)
+	case !e.rules.AllowedURL(u):
+		return crawler.Skip(crawler.ReasonRobots, fmt.Errorf("disallowed by robots.txt (%s)", e.basis))
+	}
+	return nil
+}
+
+// fetch fetches one origin's robots.txt, retrying while it is
+// unreachable, then publishes the result and resumes the host.
+func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
+	defer t.wg.Done()
+	get := &acquiringGetter{sched: t.sched, next: t.getter, timeout: t.timeout}
+	var rules *robots.Rules
+	var basis robots.Basis
+	var err error
+	for attempt := 0; ; attempt++ {
+		rules, basis, err = robots.Fetch(t.ctx, get, key, t.opts)
+		if err == nil || t.ctx.Err() != nil {
+			break
+		}
+		if attempt >= t.retry.MaxRetries {
+			err = fmt.Errorf("robots.txt unreachable after %d attempts: %w", attempt+1, err)
+			break
+		}
+		wait, ok := t.backoff(attempt, err)
+		if !ok {
+			break
+		}
+		// The next attempt's Acquire waits for this; so do the host's
+		// other requests.
+		t.sched.Defer(host, time.Now().Add(wait))
+	}
+	if t.ctx.Err() != nil && err == nil {
+		err = t.ctx.Err()
+	}
+
+	t.mu.Lock()
+	e.fetching = false
+	e.rules, e.basis, e.err = rules, basis, err
+	e.expires = time.Now().Add(robotsTTL)
+	if err != nil {
+		e.expires = time.Now().Add(robotsErrorTTL)
+	} else if d, ok := rules.CrawlDelay(); ok {
+		t.sched.SetDelay(host, min(d, t.opts.MaxCrawlDelay))
+	}
+	if t.paused[host]--; t.paused[host] <= 0 {
+		delete(t.paused, host)
+		t.sched.Resume(host)
+	}
+	t.mu.Unlock()
+}
+
+// backoff is the wait before retry attempt+1 of a robots.txt fetch, under
+// the page retry policy: its backoff, or a longer Retry-After if the
+// server sent one the policy accepts.
+func (t *robotsTable) backoff(attempt int, err error) (time.Duration, bool) {
+	var se *robots.StatusError
+	if !errors.As(err, &se) {
+		return t.retry.Decide(nil, err, attempt)
+	}
+	res := &http.Response{StatusCode: se.StatusCode, Header: http.Header{}}
+	if se.RetryAfter != "" {
+		res.Header.Set("Retry-After", se.RetryAfter)
+	}
+	return t.retry.Decide(res, nil, attempt)
+}
+
+// acquiringGetter takes a host slot for each request (waiting for it in the
+// calling goroutine, a robots.txt fetcher's) and frees it once the response
+// is read. The timeout applies from when the request may start.
+type acquiringGetter struct {
+	sched   *politeness.Scheduler[item]
+	next    crawler.URLGetter
+	timeout time.Duration
+}
+
+func (g *acquiringGetter) Do(req *http.Request) (*http.Response, error) {
+	release, err := g.sched.Acquire(req.Context(), req.URL.Host)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
+	res, err := g.next.Do(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		release()
+		return nil, err
+	}
+	res.Body = &releasingBody{ReadCloser: res.Body, release: func() { cancel(); release() }}
+	return res, nil
+}
+
+type releasingBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}
+
+// robotName is the product token of a User-Agent ("linksrus-crawler/1.0
+// (+...)" → "linksrus-crawler"), the name robots.txt groups are matched
+// against: RFC 9309 allows letters, '-' and '_' only.
+func robotName(userAgent string) string {
+	name := userAgent
+	if i := strings.IndexAny(name, "/ "); i >= 0 {
+		name = name[:i]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return -1
+	}, name)
+	if name == "" {
+		return robots.DefaultRobotName
+	}
+	return name
+}

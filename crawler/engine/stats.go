@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler"
+)
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	// Pages crawled, Errors (pages that should have been crawled and were
+	// not: fetch errors, error statuses, redirect loops...), Skipped (by
+	// policy or limit: robots.txt, content type, size...).
+	Pages, Errors, Skipped int64
+	// Bytes of bodies read, and Links found on crawled pages.
+	Bytes, Links int64
+	// Queued links (in memory and spilled) and pages InFlight.
+	Queued, InFlight int
+	// Reasons counts every outcome and scope decision by its name
+	// (crawler.Reason's, or "scope: ..." and "depth" for links found and
+	// left out).
+	Reasons map[string]int64
+	// Elapsed since the run started.
+	Elapsed time.Duration
+}
+
+// runStats are the live counters of a run.
+type runStats struct {
+	start   time.Time
+	pages   atomic.Int64
+	errors  atomic.Int64
+	skipped atomic.Int64
+	bytes   atomic.Int64
+	links   atomic.Int64
+
+	mu      sync.Mutex
+	reasons map[string]int64
+}
+
+func newRunStats() *runStats {
+	return &runStats{start: time.Now(), reasons: make(map[string]int64)}
+}
+
+func (s *runStats) note(reason string) {
+	s.mu.Lock()
+	s.reasons[reason]++
+	s.mu.Unlock()
+}
+
+// IsError reports whether an outcome is a failure, as opposed to a page
+// crawled or skipped by policy or limit: a page that should have been
+// crawled and was not.
+func IsError(r crawler.Reason) bool {
+	switch r {
+	case crawler.ReasonFetchError, crawler.ReasonHTTPStatus, crawler.ReasonCharset,
+		crawler.ReasonRedirectLoop, crawler.ReasonTooManyRedirects, crawler.ReasonCanceled,
+		crawler.ReasonRobotsUnreachable:
+		return true
+	}
+	return false
+}
+
+func (s *runStats) record(o crawler.Outcome) {
+	s.bytes.Add(o.Bytes)
+	switch {
+	case o.Reason == crawler.ReasonCrawled:
+		s.pages.Add(1)
+		s.links.Add(int64(o.Links + o.NoFollowLinks))
+	case IsError(o.Reason):
+		s.errors.Add(1)
+	default:
+		s.skipped.Add(1)
+	}
+	s.note(o.Reason.String())
+}
+
+func (s *runStats) snapshot() Progress {
+	s.mu.Lock()
+	reasons := maps.Clone(s.reasons)
+	s.mu.Unlock()
+	return Progress{
+		Pages:   s.pages.Load(),
+		Errors:  s.errors.Load(),
+		Skipped: s.skipped.Load(),
+		Bytes:   s.bytes.Load(),
+		Links:   s.links.Load(),
+		Reasons: reasons,
+		Elapsed: time.Since(s.start),
+	}
+}
