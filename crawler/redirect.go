@@ -196,7 +196,8 @@ func (f *Fetcher) shouldRetry(fctx context.Context, p *Payload, res *http.Respon
 
 // nextHop resolves a redirect's Location against the URL that answered it
 // and decides whether to follow it; chain is the canonical URLs requested
-// so far.
+// so far. When a check refuses the target, the target is returned with
+// the reason.
 func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string) (string, Reason, error) {
 	base, err := url.Parse(from)
 	if err != nil {
@@ -223,7 +224,7 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, f.maxRedirects)
 	}
 	if reason, err := f.check(ctx, u); reason != ReasonCrawled {
-		return "", reason, redirectError(next, err)
+		return next, reason, redirectError(next, err)
 	}
 	return next, ReasonCrawled, nil
 }
