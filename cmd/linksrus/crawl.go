@@ -5,22 +5,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
-	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
-	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // crawlOptions are the crawl command's flags.
@@ -97,14 +93,10 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	seeds, err := parseSeeds(fs.Args())
-	if err != nil {
-		return usageError(env, fs, "%v", err)
-	}
-	if len(seeds) == 0 {
+	if len(fs.Args()) == 0 {
 		return usageError(env, fs, "at least one seed URL is required")
 	}
-	cfg, err := o.validate(seeds)
+	cfg, err := o.validate(fs.Args())
 	if err != nil {
 		return usageError(env, fs, "%v", err)
 	}
@@ -122,7 +114,15 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 		}
 		defer stop()
 	}
-	svc := newService(env, cfg)
+	opts := cfg.engine
+	opts.Graph = st.graph
+	if st.index != nil {
+		opts.Index = st.index
+	}
+	if o.report != "" {
+		opts.Referrers = maxReferrers
+	}
+	svc := newService(env)
 	if o.listen != "" {
 		stopServer, err := svc.serve(o.listen)
 		if err != nil {
@@ -131,24 +131,26 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 		defer stopServer()
 	}
 	if o.every <= 0 {
-		return crawlOnce(ctx, env, cfg, st, svc)
+		return crawlOnce(ctx, env, cfg, opts, st, svc)
 	}
 	return svc.loop(ctx, o.every, func(ctx context.Context) error {
-		return crawlOnce(ctx, env, cfg, st, svc)
+		return crawlOnce(ctx, env, cfg, opts, st, svc)
 	})
 }
+
+// maxReferrers bounds how many linking pages a run remembers per link, for
+// the broken-link report.
+const maxReferrers = 5
 
 // crawlConfig is the validated, parsed form of crawlOptions.
 type crawlConfig struct {
 	opts      crawlOptions
-	seeds     []*url.URL
-	scope     *scope.Scope
+	seeds     []string
 	partition partition
-	allow     []netip.Prefix
-	detector  *privnet.Detector
+	engine    engine.Options // without the stores
 }
 
-func (o *crawlOptions) validate(seeds []*url.URL) (*crawlConfig, error) {
+func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	switch {
 	case o.workers < 1:
 		return nil, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
@@ -159,6 +161,11 @@ func (o *crawlOptions) validate(seeds []*url.URL) (*crawlConfig, error) {
 	case o.every > 0 && o.recrawlAfter == 0:
 		o.recrawlAfter = o.every
 	}
+	norm := urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking}
+	seeds, err := engine.NormalizeSeeds(args, norm)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "engine: "))
+	}
 	part, err := parsePartition(o.partition)
 	if err != nil {
 		return nil, err
@@ -167,157 +174,114 @@ func (o *crawlOptions) validate(seeds []*url.URL) (*crawlConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--allow-net: %w", err)
 	}
-	sc := scope.Config{MaxDepth: o.maxDepth, SameHostOnly: o.sameHost && o.domains == ""}
-	if o.domains != "" {
-		for _, d := range strings.Split(o.domains, ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				sc.Domains = append(sc.Domains, d)
-			}
-		}
-	}
-	if o.include != "" {
-		sc.Include = []string{o.include}
-	}
-	if o.exclude != "" {
-		sc.Exclude = []string{o.exclude}
-	}
-	s, err := scope.New(sc, seeds)
+	domains, err := splitList("--domains", o.domains)
 	if err != nil {
 		return nil, err
 	}
-	return &crawlConfig{opts: *o, seeds: seeds, scope: s, partition: part, allow: allow, detector: privnet.New(allow...)}, nil
-}
-
-// parseSeeds parses the seed URLs given on the command line.
-func parseSeeds(args []string) ([]*url.URL, error) {
-	var seeds []*url.URL
-	for _, a := range args {
-		u, err := url.Parse(a)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("seed %q is not an absolute http or https URL", a)
-		}
-		u.Fragment = ""
-		if u.Path == "" {
-			u.Path = "/"
-		}
-		seeds = append(seeds, u)
+	cfg := &crawlConfig{opts: *o, partition: part}
+	for _, s := range seeds {
+		cfg.seeds = append(cfg.seeds, s.String())
 	}
-	return seeds, nil
-}
-
-// crawlRun is the state of one crawl: the frontier, the counters and what
-// the report needs.
-type crawlRun struct {
-	cfg      *crawlConfig
-	cutoff   time.Time // links retrieved before this are (re)fetched
-	frontier *frontier
-	graph    *discoveringGraph
-	stats    *crawlStats
-	report   *reportWriter
-}
-
-// check parses a link's URL and decides whether it is in scope at depth.
-func (r *crawlRun) check(raw string, depth int) (*url.URL, scope.Reason) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, scope.SkipInvalid
+	retry := crawler.RetryPolicy{MaxRetries: o.retries}
+	if o.retries == 0 {
+		retry.MaxRetries = -1
 	}
-	return u, r.cfg.scope.Check(u, depth)
+	perHost := o.perHost
+	if perHost == 0 && allSeedsAllowListed(seeds, allow) {
+		// Your own servers (a local copy of a site): the limit exists to
+		// spare other people's.
+		perHost = o.workers
+	}
+	cfg.engine = engine.Options{
+		Workers:       o.workers,
+		PerHost:       perHost,
+		Delay:         o.delay,
+		UserAgent:     o.userAgent,
+		IgnoreRobots:  o.ignoreRobots,
+		Detector:      privnet.New(allow...),
+		MaxBodyBytes:  o.maxBody,
+		FetchTimeout:  o.timeout,
+		MaxRedirects:  redirectLimit(o.maxRedirects),
+		HeadFirst:     o.headFirst,
+		Normalization: norm,
+		Retry:         retry,
+		AnyHost:       !o.sameHost,
+		Domains:       domains,
+		MaxDepth:      o.maxDepth,
+		MaxPages:      o.maxPages,
+		RecrawlAfter:  o.recrawlAfter,
+	}
+	if o.include != "" {
+		cfg.engine.Include = []string{o.include}
+	}
+	if o.exclude != "" {
+		cfg.engine.Exclude = []string{o.exclude}
+	}
+	if part.count > 1 {
+		cfg.engine.Partition = &engine.Partition{From: part.from, To: part.to, Idle: o.idleExit}
+	}
+	if err := cfg.engine.Check(); err != nil {
+		return nil, errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "), "scope: "))
+	}
+	return cfg, nil
 }
 
-func (r *crawlRun) inPartition(id uuid.UUID) bool { return r.cfg.partition.contains(id) }
+// splitList splits a comma-separated flag value; an empty item (",,", a
+// trailing comma, blanks) is an error rather than silently dropped, since
+// dropping it could widen what the flag restricts.
+func splitList(flagName, v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, fmt.Errorf("%s %q has an empty item", flagName, v)
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// allSeedsAllowListed reports whether every seed is a special-purpose
+// address the user allow-listed with --allow-net.
+func allSeedsAllowListed(seeds []*url.URL, allow []netip.Prefix) bool {
+	for _, s := range seeds {
+		a, err := netip.ParseAddr(strings.Trim(s.Hostname(), "[]"))
+		if err != nil || !privnet.IsSpecialPurpose(a.Unmap()) {
+			return false
+		}
+		if !slices.ContainsFunc(allow, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) }) {
+			return false
+		}
+	}
+	return len(seeds) > 0
+}
 
 // crawlOnce runs one crawl until its frontier is empty, a limit is reached
 // or it is interrupted.
-func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stores, svc *service) error {
+func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts engine.Options, st *stores, svc *service) error {
 	o := cfg.opts
-	cutoff := time.Unix(0, 0) // only links never retrieved
-	if o.recrawlAfter > 0 {
-		cutoff = time.Now().Add(-o.recrawlAfter)
-	}
 	// The first interrupt stops taking new pages and lets those in flight
 	// finish, so that nothing fetched is lost; a second one abandons them.
 	hardCtx, abandon := context.WithCancel(ctx)
 	defer abandon()
 
-	run := &crawlRun{cfg: cfg, cutoff: cutoff, stats: newCrawlStats()}
-	f, err := newFrontier(hardCtx, o.maxPages, politenessOptions(cfg))
+	var report *reportWriter
+	if o.report != "" {
+		report = newReportWriter()
+		opts.OnOutcome = report.add
+	}
+	e, err := engine.New(opts)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	run.frontier = f
-	run.graph = newDiscoveringGraph(st.graph, run)
-	if o.report != "" {
-		run.report = newReportWriter()
+	run, err := e.Start(hardCtx, cfg.seeds...)
+	if err != nil {
+		return err
 	}
 	svc.begin(run)
-	defer svc.end(run)
-
-	if err := seedFrontier(run, st.graph); err != nil {
-		return err
-	}
-	if cfg.partition.count > 1 {
-		run.frontier.refill = partitionRefill(run, st.graph, o.idleExit)
-	}
-
-	getter := crawler.NewURLGetter(cfg.detector)
-	if tr, ok := getter.Transport.(*http.Transport); ok {
-		// Keep a connection per worker alive: with net/http's default of
-		// two idle connections per host, a crawl of one site would open
-		// a new connection for nearly every page.
-		tr.MaxIdleConnsPerHost = o.workers
-	}
-	defer getter.CloseIdleConnections()
-	ccfg := crawler.Config{
-		PrivateNetworkDetector: cfg.detector,
-		URLGetter:              getter,
-		Graph:                  run.graph,
-		FetchWorkers:           o.workers,
-		MaxBodyBytes:           o.maxBody,
-		FetchTimeout:           o.timeout,
-		MaxRedirects:           redirectLimit(o.maxRedirects),
-		HeadFirst:              o.headFirst,
-		LinkNormalization:      urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking},
-		DecorateRequest: func(req *http.Request) error {
-			req.Header.Set("User-Agent", o.userAgent)
-			return nil
-		},
-		OnOutcome: func(out crawler.Outcome) {
-			run.stats.record(out)
-			if run.report != nil {
-				run.report.add(out)
-			}
-			run.frontier.done(out.LinkID)
-		},
-	}
-	if st.index != nil {
-		ccfg.Indexer = st.index
-	}
-	if o.retries > 0 {
-		ccfg.Retry = &crawler.RetryPolicy{MaxRetries: o.retries}
-	}
-	// The frontier queues only links in scope; the gate applies the scope
-	// to redirect targets too.
-	scopeGate, err := crawler.NewScopeGate(cfg.scope)
-	if err != nil {
-		return err
-	}
-	ccfg.Gates = append(ccfg.Gates, scopeGate)
-	if !o.ignoreRobots {
-		gate, closeGate, err := newRobotsGate(cfg, getter, f)
-		if err != nil {
-			return err
-		}
-		defer closeGate()
-		ccfg.Gates = append(ccfg.Gates, gate)
-	}
-
-	c, err := crawler.NewCrawler(ccfg)
-	if err != nil {
-		return err
-	}
-
 	prog := startProgress(env, run)
 	interrupted := false
 	stopWatch := make(chan struct{})
@@ -331,7 +295,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stor
 		}
 		interrupted = true
 		prog.note("interrupted: finishing the pages in flight (interrupt again to abandon them)")
-		run.frontier.stop()
+		run.Stop()
 		select {
 		case <-env.interrupts:
 			prog.note("interrupted again: abandoning the pages in flight")
@@ -340,109 +304,48 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stor
 		}
 	}()
 
-	_, crawlErr := c.Crawl(hardCtx, run.frontier)
+	sum, crawlErr := run.Wait()
 	close(stopWatch)
 	<-watchDone
 	prog.stop()
+	svc.end(sum)
 
-	sum := run.summary(st, interrupted)
-	printSummary(env.stdout, sum)
-	if run.report != nil {
-		if err := run.report.write(o.report, sum, run.graph, st.graph); err != nil {
+	s := newSummary(sum, cfg, interrupted)
+	printSummary(env.stdout, s)
+	if sum.Handed == 0 && crawlErr == nil && !interrupted {
+		fmt.Fprintln(env.stdout, "nothing to crawl: every link in scope is fetched (--recrawl-after fetches pages again)")
+	}
+	if report != nil {
+		if err := report.write(o.report, s, run, st.graph); err != nil {
 			crawlErr = errors.Join(crawlErr, err)
 		}
 	}
 	switch {
 	case crawlErr != nil && ctx.Err() == nil && !interrupted:
 		return fmt.Errorf("crawl: %w", crawlErr)
-	case interrupted:
-		return errInterrupted
-	case ctx.Err() != nil:
+	case interrupted, ctx.Err() != nil:
 		return errInterrupted
 	}
-	return nil
+	return seedFailures(sum)
 }
 
-// seedFrontier stores the seeds and queues them, and every link of this
-// process's share that is still to be fetched (left over by an interrupted
-// run, or due again under --recrawl-after), so that a run resumes where the
-// last one stopped. Depth is counted from the links a run starts with.
-func seedFrontier(run *crawlRun, g linkgraph.Graph) error {
-	links := make([]*linkgraph.Link, len(run.cfg.seeds))
-	for i, s := range run.cfg.seeds {
-		links[i] = &linkgraph.Link{URL: s.String()}
-	}
-	if err := g.UpsertLinks(links); err != nil {
-		return fmt.Errorf("store seeds: %w", err)
-	}
-	for _, l := range links {
-		if l.RetrievedAt.Before(run.cutoff) && run.inPartition(l.ID) {
-			if u, reason := run.check(l.URL, 0); reason == scope.InScope {
-				run.frontier.add(*l, u.Host, 0)
+// seedFailures is the error of a crawl whose seeds could not be fetched at
+// all (robots.txt unreachable, DNS failure, refused connection): the user
+// asked for those pages, so the command fails, saying why.
+func seedFailures(sum *engine.Summary) error {
+	var errs []error
+	for _, o := range sum.Seeds {
+		if engine.IsError(o.Reason) && o.Reason != crawler.ReasonCanceled {
+			detail := o.Reason.String()
+			if o.Err != nil {
+				detail = o.Err.Error()
+			} else if o.StatusCode != 0 {
+				detail = fmt.Sprintf("%s %d", detail, o.StatusCode)
 			}
+			errs = append(errs, fmt.Errorf("seed %s could not be fetched: %s", o.URL, detail))
 		}
 	}
-	_, err := queuePending(run, g)
-	return err
-}
-
-// queuePending queues the links of this process's share that are due and in
-// scope and were not queued in this run yet. It returns how many it queued.
-func queuePending(run *crawlRun, g linkgraph.Graph) (int, error) {
-	p := run.cfg.partition
-	it, err := g.Links(p.from, p.to, run.cutoff)
-	if err != nil {
-		return 0, fmt.Errorf("list links to crawl: %w", err)
-	}
-	defer it.Close()
-	n := 0
-	for it.Next() {
-		l := it.Link()
-		if run.frontier.isSeen(l.ID) {
-			continue
-		}
-		u, reason := run.check(l.URL, 0)
-		if reason != scope.InScope {
-			continue
-		}
-		if run.frontier.add(*l, u.Host, 0) {
-			n++
-		}
-	}
-	if err := it.Error(); err != nil {
-		return n, fmt.Errorf("list links to crawl: %w", err)
-	}
-	return n, nil
-}
-
-// partitionRefill returns the frontier's refill function for a partitioned
-// crawl: when this process has nothing left, it polls the shared graph for
-// links that the other processes discovered in its share, and gives up after
-// idle without any.
-func partitionRefill(run *crawlRun, g linkgraph.Graph, idle time.Duration) func(context.Context) bool {
-	const poll = 200 * time.Millisecond
-	return func(ctx context.Context) bool {
-		deadline := time.Now().Add(idle)
-		for {
-			n, err := queuePending(run, g)
-			if err != nil {
-				slog.Warn("polling the graph for new links", "err", err)
-			}
-			if n > 0 {
-				return true
-			}
-			if time.Now().After(deadline) {
-				return false
-			}
-			t := time.NewTimer(poll)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return false
-			}
-		}
-	}
+	return errors.Join(errs...)
 }
 
 // startCPUProfile profiles the process into path until the returned function
@@ -462,7 +365,7 @@ func startCPUProfile(path string) (func(), error) {
 	}, nil
 }
 
-// redirectLimit maps --max-redirects to crawler.Config.MaxRedirects, where
+// redirectLimit maps --max-redirects to engine.Options.MaxRedirects, where
 // zero means the default and a negative value none.
 func redirectLimit(n int) int {
 	if n == 0 {

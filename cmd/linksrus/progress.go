@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/linksrus/linksrus/crawler/engine"
 )
 
 // progress shows how a crawl is going: on a terminal one status line redrawn
@@ -14,7 +16,7 @@ import (
 type progress struct {
 	w        io.Writer
 	terminal bool
-	run      *crawlRun
+	run      *engine.Run
 	log      *slog.Logger
 
 	mu   sync.Mutex // serialises writes to w
@@ -22,7 +24,7 @@ type progress struct {
 	done chan struct{}
 }
 
-func startProgress(env *environment, run *crawlRun) *progress {
+func startProgress(env *environment, run *engine.Run) *progress {
 	p := &progress{
 		w:        env.stderr,
 		terminal: env.stderrIsTerminal,
@@ -55,21 +57,18 @@ func (p *progress) loop(interval time.Duration) {
 
 // draw prints the current state.
 func (p *progress) draw() {
-	s := p.run.stats
-	queued, inFlight := p.run.frontier.stats()
-	elapsed := time.Since(s.start)
-	pages := s.pages.Load()
-	rate := float64(pages) / max(elapsed.Seconds(), 1e-9)
+	s := p.run.Progress()
+	rate := float64(s.Pages) / max(s.Elapsed.Seconds(), 1e-9)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%d pages  %.0f/s  queue %d  in flight %d  errors %d  skipped %d  %s",
-			pages, rate, queued, inFlight, s.errors.Load(), s.skipped.Load(), elapsed.Round(time.Second))
+			s.Pages, rate, s.Queued, s.InFlight, s.Errors, s.Skipped, s.Elapsed.Round(time.Second))
 		return
 	}
-	p.log.Info("crawling", "pages", pages, "pages_per_s", int(rate), "queued", queued,
-		"in_flight", inFlight, "errors", s.errors.Load(), "skipped", s.skipped.Load(),
-		"elapsed", elapsed.Round(time.Millisecond).String())
+	p.log.Info("crawling", "pages", s.Pages, "pages_per_s", int(rate), "queued", s.Queued,
+		"in_flight", s.InFlight, "errors", s.Errors, "skipped", s.Skipped,
+		"elapsed", s.Elapsed.Round(time.Millisecond).String())
 }
 
 // note prints a message without garbling the status line.

@@ -7,11 +7,10 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"time"
-
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -30,24 +29,21 @@ type summary struct {
 	Partition   string           `json:"partition,omitempty"`
 }
 
-func (r *crawlRun) summary(_ *stores, interrupted bool) summary {
-	s := r.stats
-	elapsed := time.Since(s.start)
-	queued, _ := r.frontier.stats()
+func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 	sum := summary{
-		Pages:       s.pages.Load(),
-		Links:       s.links.Load(),
-		Bytes:       s.bytes.Load(),
-		Errors:      s.errors.Load(),
-		Skipped:     s.skipped.Load(),
-		Queued:      queued,
-		Reasons:     s.reasonCounts(),
-		Elapsed:     elapsed.Seconds(),
+		Pages:       s.Pages,
+		Links:       s.Links,
+		Bytes:       s.Bytes,
+		Errors:      s.Errors,
+		Skipped:     s.Skipped,
+		Queued:      s.Queued,
+		Reasons:     s.Reasons,
+		Elapsed:     s.Elapsed.Seconds(),
 		Interrupted: interrupted,
 	}
 	sum.PagesPerSec = float64(sum.Pages) / max(sum.Elapsed, 1e-9)
-	if r.cfg.partition.count > 1 {
-		sum.Partition = r.cfg.partition.String()
+	if cfg.partition.count > 1 {
+		sum.Partition = cfg.partition.String()
 	}
 	return sum
 }
@@ -124,7 +120,7 @@ func (w *reportWriter) add(o crawler.Outcome) {
 
 // broken lists the links that failed with a non-2xx status or an error,
 // with the pages seen linking to them in this run.
-func (w *reportWriter) broken(refs *discoveringGraph, g linkgraph.Graph) []brokenLink {
+func (w *reportWriter) broken(refs *engine.Run, g linkgraph.Graph) []brokenLink {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []brokenLink
@@ -134,7 +130,7 @@ func (w *reportWriter) broken(refs *discoveringGraph, g linkgraph.Graph) []broke
 			continue
 		}
 		b := brokenLink{URL: o.URL, Status: o.Status, Error: o.Error, LinkedFrom: []string{}}
-		for _, src := range refs.referrersOf(o.id) {
+		for _, src := range refs.Referrers(o.id) {
 			u, ok := urls[src]
 			if !ok {
 				if l, err := g.FindLink(src); err == nil {
@@ -161,7 +157,7 @@ func (w *reportWriter) broken(refs *discoveringGraph, g linkgraph.Graph) []broke
 }
 
 // write writes the report as one JSON document to path.
-func (w *reportWriter) write(path string, sum summary, refs *discoveringGraph, g linkgraph.Graph) error {
+func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkgraph.Graph) error {
 	broken := w.broken(refs, g)
 	w.mu.Lock()
 	outcomes := slices.Clone(w.outcomes)

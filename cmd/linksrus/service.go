@@ -11,41 +11,44 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/linksrus/linksrus/crawler/engine"
 )
 
 // service is what --every and --listen add to a crawl: repeated runs and an
 // HTTP endpoint with /healthz and Prometheus-format /metrics.
 type service struct {
 	env *environment
-	cfg *crawlConfig
 
 	mu      sync.Mutex
-	current *crawlRun
+	current *engine.Run
 	// Totals over the finished runs.
 	runs, pages, errs, skipped, bytes int64
 	lastErr                           error
 	lastEnd                           time.Time
 }
 
-func newService(env *environment, cfg *crawlConfig) *service {
-	return &service{env: env, cfg: cfg}
+func newService(env *environment) *service {
+	return &service{env: env}
 }
 
-func (s *service) begin(r *crawlRun) {
+func (s *service) begin(r *engine.Run) {
 	s.mu.Lock()
 	s.current = r
 	s.mu.Unlock()
 }
 
-func (s *service) end(r *crawlRun) {
+func (s *service) end(sum *engine.Summary) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.current = nil
 	s.runs++
-	s.pages += r.stats.pages.Load()
-	s.errs += r.stats.errors.Load()
-	s.skipped += r.stats.skipped.Load()
-	s.bytes += r.stats.bytes.Load()
+	if sum != nil {
+		s.pages += sum.Pages
+		s.errs += sum.Errors
+		s.skipped += sum.Skipped
+		s.bytes += sum.Bytes
+	}
 	s.lastEnd = time.Now()
 }
 
@@ -126,12 +129,13 @@ func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
 	reasons := map[string]int64{}
 	if r := s.current; r != nil {
 		running = 1
-		pages += r.stats.pages.Load()
-		errs += r.stats.errors.Load()
-		skipped += r.stats.skipped.Load()
-		bytes += r.stats.bytes.Load()
-		queued, inFlight = r.frontier.stats()
-		reasons = r.stats.reasonCounts()
+		p := r.Progress()
+		pages += p.Pages
+		errs += p.Errors
+		skipped += p.Skipped
+		bytes += p.Bytes
+		queued, inFlight = p.Queued, p.InFlight
+		reasons = p.Reasons
 	}
 	s.mu.Unlock()
 

@@ -246,12 +246,11 @@ func TestInvalidSeedsAndOptions(t *testing.T) {
 			t.Errorf("seed %q accepted", s)
 		}
 	}
-	e, err = engine.New(engine.Options{Graph: memory.New(), Domains: []string{""}})
-	if err != nil {
-		t.Fatal(err)
+	if _, err = engine.New(engine.Options{Graph: memory.New(), Domains: []string{""}}); !errors.Is(err, engine.ErrOptions) {
+		t.Errorf("an empty domain: %v", err)
 	}
-	if _, err := e.Run(context.Background(), "http://example.com/"); err == nil {
-		t.Error("an empty domain was accepted")
+	if err := (engine.Options{Include: []string{"("}}).Check(); !errors.Is(err, engine.ErrOptions) {
+		t.Errorf("a bad pattern: %v", err)
 	}
 }
 

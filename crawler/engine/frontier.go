@@ -63,6 +63,7 @@ type frontier struct {
 	parkedQueued int // of which parked pages
 	inFlight     int // pages handed out and not yet reported
 	handed       int // new pages handed out
+	left         int // links dropped from the queue after stop, for the next run
 	stopped      bool
 	leases       map[uuid.UUID]*leaseEntry
 	depth        map[uuid.UUID]int // depth of the pages in flight
@@ -249,12 +250,12 @@ func (f *frontier) wakeIfOverLocked() {
 	}
 }
 
-// stats returns the links queued (in memory and spilled) and the pages in
-// flight.
+// stats returns the links queued (in memory, spilled, or left for the next
+// run by a stop) and the pages in flight.
 func (f *frontier) stats() (queued, inFlight int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.linksQueued + f.spill.len(), f.inFlight
+	return f.linksQueued + f.spill.len() + f.left, f.inFlight
 }
 
 // Next implements linkgraph.LinkIterator; the crawler calls NextContext.
@@ -304,6 +305,7 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		f.linksQueued--
 		if f.stopped {
 			// Left in the graph for the next run.
+			f.left++
 			f.mu.Unlock()
 			lease.Release()
 			continue

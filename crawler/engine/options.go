@@ -13,6 +13,7 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
@@ -165,17 +166,35 @@ type Options struct {
 	StoreBatchSize int
 }
 
+// Check reports what is wrong with o, apart from a missing Graph: a
+// command can validate its flags before it opens any store. The error
+// wraps ErrOptions.
+func (o Options) Check() error {
+	_, err := o.validate()
+	return err
+}
+
 // withDefaults validates o and fills in its defaults.
 func (o Options) withDefaults() (Options, error) {
-	switch {
-	case o.Graph == nil:
+	if o.Graph == nil {
 		return o, fmt.Errorf("%w: a Graph is required", ErrOptions)
+	}
+	return o.validate()
+}
+
+// validate checks o and fills in its defaults.
+func (o Options) validate() (Options, error) {
+	switch {
 	case o.Workers < 0, o.PerHost < 0, o.MaxDepth < 0, o.MaxPages < 0, o.MaxQueued < 0, o.MaxSeen < 0, o.Referrers < 0:
 		return o, fmt.Errorf("%w: negative count", ErrOptions)
 	case o.Delay < 0, o.MaxCrawlDelay < 0, o.RecrawlAfter < 0, o.FetchTimeout < 0, o.MaxBodyBytes < 0:
 		return o, fmt.Errorf("%w: negative duration or size", ErrOptions)
 	case o.Partition != nil && o.Partition.Idle < 0:
 		return o, fmt.Errorf("%w: negative Partition.Idle", ErrOptions)
+	}
+	// The scope's patterns and domains, without seeds.
+	if _, err := scope.New(scope.Config{MaxDepth: o.MaxDepth, Domains: o.Domains, Include: o.Include, Exclude: o.Exclude}, nil); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	if o.Workers == 0 {
 		o.Workers = crawler.DefaultFetchWorkers
