@@ -20,7 +20,15 @@
 // batch, so a store that syncs to disk costs a commit per batch, not per
 // page, and a page's outcome is reported only once it is stored.
 //
-// Crawler runs that pipeline; the payload type and every stage are exported
+// Crawler runs that pipeline over the links a linkgraph.LinkIterator hands
+// out: one pass, with no frontier, robots.txt or per-host limit of its own.
+// Package engine builds the whole polite, recursive crawl on it: its
+// frontier is the iterator and the Config.Scheduler that every request
+// starts through, so per-host limits hold at the moment each request (a
+// page, a HEAD, a redirect hop, a retry) starts, and a page that must wait
+// for its host is parked there rather than holding a fetch worker.
+//
+// The payload type and every stage are exported
 // (Stages, NewFetcher, NewLinkExtractor, ...) so that a caller can assemble a
 // pipeline of their own.
 //

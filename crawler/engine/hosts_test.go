@@ -90,6 +90,8 @@ type hostServer struct {
 	Host string // host:port
 }
 
+// startHost starts h on 127.0.0.n, recording its requests in log unless
+// log is nil.
 func startHost(t *testing.T, n int, log *requestLog, h http.Handler) *hostServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", n))
@@ -100,11 +102,14 @@ func startHost(t *testing.T, n int, log *requestLog, h http.Handler) *hostServer
 	s.Listener.Close()
 	s.Listener = ln
 	hs := &hostServer{Server: s, Host: ln.Addr().String()}
-	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		end := log.begin(hs.Host, r.Method, r.URL.Path)
-		defer end()
-		h.ServeHTTP(w, r)
-	})
+	s.Config.Handler = h
+	if log != nil {
+		s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			end := log.begin(hs.Host, r.Method, r.URL.Path)
+			defer end()
+			h.ServeHTTP(w, r)
+		})
+	}
 	s.Start()
 	t.Cleanup(s.Close)
 	return hs

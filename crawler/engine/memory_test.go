@@ -64,7 +64,7 @@ func TestBoundedMemoryLargeSite(t *testing.T) {
 	}
 	const heapBound = 128 << 20
 	site := newTreeSite(pages, 10)
-	h := startHost(t, 40, &requestLog{}, site)
+	h := startHost(t, 40, nil, site)
 	g, err := bolt.Open(filepath.Join(t.TempDir(), "graph.db"), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A robots.txt answering 503 twice then 200 costs the site nothing: it is
+// crawled completely in the same run.
+func TestCrawlRobotsUnavailableThenAvailable(t *testing.T) {
+	var robotsCalls atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			if robotsCalls.Add(1) <= 2 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<a href="/a">a</a>`))
+		case "/a":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<p>a</p>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	r := linksrus(t, nil, "crawl", "--data", t.TempDir(), "--allow-net", "127.0.0.0/8", s.URL+"/")
+	if r.code != 0 || !strings.Contains(r.stdout, "crawled 2 pages") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A seed that cannot be fetched at all makes the command fail with the
+// error itself on stderr, not a bare reason name.
+func TestCrawlUnreachableSeedFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	r := linksrus(t, nil, "crawl", "--data", t.TempDir(), "--allow-net", "127.0.0.0/8", "--retries", "1", "http://"+addr+"/")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, addr) {
+		t.Fatalf("exit %d, want %d with the error\nstdout: %s\nstderr: %s", r.code, exitFailure, r.stdout, r.stderr)
+	}
+}
+
+// A second run of a finished crawl finds nothing due, says so and exits 0.
+func TestCrawlNothingDue(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<a href="/a">a</a> <a href="/">home</a>`))
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	args := []string{"crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--index", "none", site.URL + "/"}
+	if r := linksrus(t, nil, args...); r.code != 0 {
+		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
+	}
+	r := linksrus(t, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, "nothing to crawl") {
+		t.Fatalf("second run: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
