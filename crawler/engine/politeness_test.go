@@ -26,8 +26,7 @@ func fastRetry() crawler.RetryPolicy {
 func TestPolitenessEveryRequest(t *testing.T) {
 	const delay = 80 * time.Millisecond
 	log := &requestLog{}
-	var c *hostServer
-	c = startHost(t, 4, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c := startHost(t, 4, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
 			return
