@@ -2,9 +2,12 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
+	"runtime/debug"
+	"sync"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
@@ -128,9 +131,45 @@ func (c *Crawler) Crawl(ctx context.Context, it linkgraph.LinkIterator) (int, er
 		defer c.idle.CloseIdleConnections()
 	}
 	sink := new(Sink)
-	err := c.pipeline.Process(ctx, NewSource(it, c.cfg.OnOutcome), sink)
+	var hook outcomeHook
+	report := c.cfg.OnOutcome
+	if report != nil {
+		hook.fn = report
+		report = hook.call
+	}
+	err := c.pipeline.Process(ctx, NewSource(it, report), sink)
+	err = errors.Join(err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: crawl: %w", err)
 	}
 	return sink.Count(), nil
+}
+
+// outcomeHook calls Config.OnOutcome with a recover: it runs when a page's
+// last copy is marked processed, outside the pipeline's own recovery, and a
+// panic there must not take the process down. The first panic is kept as
+// the crawl's error (a *pipeline.PanicError); the crawl goes on.
+type outcomeHook struct {
+	fn    func(Outcome)
+	mu    sync.Mutex
+	panic error
+}
+
+func (h *outcomeHook) call(o Outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			h.mu.Lock()
+			if h.panic == nil {
+				h.panic = fmt.Errorf("OnOutcome for %s: %w", o.URL, &pipeline.PanicError{Value: v, Stack: debug.Stack()})
+			}
+			h.mu.Unlock()
+		}
+	}()
+	h.fn(o)
+}
+
+func (h *outcomeHook) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.panic
 }
