@@ -90,13 +90,14 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "crawl", "crawl [flags] URL...")
 	var o crawlOptions
 	o.register(fs, env)
-	if err := parseFlags(fs, args); err != nil {
+	seeds, err := parseFlags(env, fs, args)
+	if err != nil {
 		return err
 	}
-	if len(fs.Args()) == 0 {
+	if len(seeds) == 0 {
 		return usageError(env, fs, "at least one seed URL is required")
 	}
-	cfg, err := o.validate(fs.Args())
+	cfg, err := o.validate(seeds)
 	if err != nil {
 		return usageError(env, fs, "%v", err)
 	}
@@ -326,12 +327,20 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	case interrupted, ctx.Err() != nil:
 		return errInterrupted
 	}
-	return seedFailures(sum)
+	failed := seedFailures(sum)
+	if failed != nil && sum.Pages == 0 {
+		// Nothing was crawled, and the seeds say why.
+		return failed
+	}
+	if failed != nil {
+		fmt.Fprintf(env.stderr, "linksrus crawl: %s\n", oneLine(failed))
+	}
+	return nil
 }
 
-// seedFailures is the error of a crawl whose seeds could not be fetched at
-// all (robots.txt unreachable, DNS failure, refused connection): the user
-// asked for those pages, so the command fails, saying why.
+// seedFailures says why seeds could not be fetched at all (refused
+// connection, DNS failure, robots.txt unreachable, an error status...),
+// with the error itself rather than a reason name.
 func seedFailures(sum *engine.Summary) error {
 	var errs []error
 	for _, o := range sum.Seeds {

@@ -337,6 +337,9 @@ func TestBadCommandLinesFailWithOneLine(t *testing.T) {
 		{"bad partition", []string{"crawl", "--partition", "3/3", "http://127.0.0.1/"}, exitUsage},
 		{"bad regexp", []string{"crawl", "--include", "(", "http://127.0.0.1/"}, exitUsage},
 		{"bad cidr", []string{"crawl", "--allow-net", "300.0.0.0/8", "http://127.0.0.1/"}, exitUsage},
+		{"empty domain item", []string{"crawl", "--domains", ",,,", "http://127.0.0.1/"}, exitUsage},
+		{"blank domain", []string{"crawl", "--domains", " ", "http://127.0.0.1/"}, exitUsage},
+		{"flag after arguments, bad", []string{"search", "x", "--limit", "0"}, exitUsage},
 		{"unreachable database", []string{"crawl", "--graph", "postgres://nobody@127.0.0.1:1/x", "http://127.0.0.1/"}, exitFailure},
 		{"unknown store", []string{"crawl", "--graph", "mongo://x", "http://127.0.0.1/"}, exitFailure},
 		{"search without data", []string{"search", "--data", "/nonexistent/linksrus", "x"}, exitFailure},
@@ -352,7 +355,32 @@ func TestBadCommandLinesFailWithOneLine(t *testing.T) {
 			if tc.code == exitFailure && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 				t.Fatalf("want a one-line error, got:\n%s", r.stderr)
 			}
+			// A usage error: the one line that matters and where the
+			// usage is, not every flag.
+			if tc.code == exitUsage && strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+				t.Fatalf("want the error and a hint, got:\n%s", r.stderr)
+			}
 		})
+	}
+}
+
+// Flags go before or after the arguments; "--" ends them.
+func TestFlagsAfterArguments(t *testing.T) {
+	data := t.TempDir()
+	r := linksrus(t, nil, "search", "--data", data, "gophers", "--limit", "1")
+	if strings.Contains(r.stdout+r.stderr, "--limit") {
+		t.Errorf("--limit after the query was taken as a word:\n%s%s", r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "--", "-gophers")
+	if strings.Contains(r.stderr, "flag provided but not defined") {
+		t.Errorf("-gophers after -- was taken as a flag:\n%s", r.stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := linksrus(t, nil, "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "linksrus ") || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("--version: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
 

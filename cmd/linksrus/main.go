@@ -6,6 +6,7 @@
 //	linksrus crawl [flags] URL...   crawl from the given seeds
 //	linksrus search [flags] QUERY   search the crawled pages
 //	linksrus stats [flags]          summarise the link graph and the index
+//	linksrus --version              the version it was built from
 //
 // By default everything is kept in an embedded data directory (--data,
 // ./linksrus-data), with nothing else to install; --graph and --index point
@@ -24,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -83,6 +85,10 @@ func main() {
 
 // run executes the command line args and returns the process exit code.
 func run(ctx context.Context, env *environment, args []string) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintln(env.stdout, versionString())
+		return exitOK
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		if len(args) > 1 && args[0] == "help" {
 			return run(ctx, env, []string{args[1], "--help"})
@@ -113,8 +119,7 @@ func run(ctx context.Context, env *environment, args []string) int {
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(env.stderr, "linksrus: unknown command %q\n", args[0])
-	mainUsage(env.stderr)
+	fmt.Fprintf(env.stderr, "linksrus: unknown command %q\nrun 'linksrus --help' for usage\n", args[0])
 	return exitUsage
 }
 
@@ -124,37 +129,84 @@ func mainUsage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"linksrus <command> --help\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"linksrus <command> --help\" for a command's flags, \"linksrus --version\" for the version.")
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting and
-// prints usage with the command's synopsis.
+// versionString is the module version and VCS revision the binary was
+// built from, as the Go toolchain recorded them.
+func versionString() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "linksrus (unknown version)"
+	}
+	v := "linksrus " + info.Main.Version
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (" + rev[:min(12, len(rev))] + modified + ")"
+	}
+	return v + " " + info.GoVersion
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting;
+// --help prints the usage with the command's synopsis and every flag.
 func newFlagSet(env *environment, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: linksrus %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(env.stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
+	// Parse errors are printed by parseFlags, in one line and a hint, not
+	// followed by every flag.
+	fs.SetOutput(io.Discard)
 	return fs
 }
 
-// parseFlags parses args and turns flag errors into errUsage (the flag
-// package has printed them with the usage already).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// parseFlags parses args, flags before, between and after the arguments
+// (as most command-line tools accept them; "--" ends the flags, for an
+// argument that starts with '-'), and returns the arguments. A mistake is
+// printed as one line and a hint, and returned as errUsage; --help prints
+// the usage and returns flag.ErrHelp.
+func parseFlags(env *environment, fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on errors too
+	defer func() { fs.Usage = usage }()
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+				return nil, err
+			}
+			return nil, usageError(env, fs, "%v", err)
 		}
-		return errUsage
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
 }
 
-// usageError prints msg and the usage of fs and returns errUsage.
+// usageError prints msg and where to find the usage, as the go tool does,
+// and returns errUsage.
 func usageError(env *environment, fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(env.stderr, "linksrus %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
-	fs.Usage()
+	fmt.Fprintf(env.stderr, "linksrus %s: %s\nrun 'linksrus %s --help' for usage\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 	return errUsage
 }
 

@@ -28,10 +28,11 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	limit := fs.Int("limit", 10, "print at most `N` results")
 	offset := fs.Uint64("offset", 0, "skip the first `N` results (for paging)")
 	phrase := fs.Bool("phrase", false, "match the exact phrase instead of all the words in any order")
-	if err := parseFlags(fs, args); err != nil {
+	words, err := parseFlags(env, fs, args)
+	if err != nil {
 		return err
 	}
-	query := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	query := strings.TrimSpace(strings.Join(words, " "))
 	if query == "" {
 		return usageError(env, fs, "a query is required")
 	}

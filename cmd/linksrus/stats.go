@@ -32,11 +32,12 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 	var sf storeFlags
 	sf.register(fs, env)
 	asJSON := fs.Bool("json", false, "print the statistics as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	rest, err := parseFlags(env, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError(env, fs, "unexpected arguments: %v", fs.Args())
+	if len(rest) > 0 {
+		return usageError(env, fs, "unexpected arguments: %v", rest)
 	}
 	st, err := openStores(ctx, &sf, true, false)
 	if err != nil {
