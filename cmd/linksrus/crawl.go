@@ -36,6 +36,7 @@ type crawlOptions struct {
 	maxBody       int64
 	timeout       time.Duration
 	allowNets     stringList
+	denyNets      stringList
 	report        string
 	partition     string
 	every         time.Duration
@@ -72,6 +73,7 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.Int64Var(&o.maxBody, "max-body", crawler.DefaultMaxBodyBytes, "skip pages larger than `BYTES`")
 	fs.DurationVar(&o.timeout, "timeout", crawler.DefaultFetchTimeout, "give up on a page after `D`")
 	fs.Var(&o.allowNets, "allow-net", "let the crawler reach this private network `CIDR`, e.g. 127.0.0.0/8 (repeatable)")
+	fs.Var(&o.denyNets, "deny-net", "never crawl this network `CIDR`, though public (e.g. your company's own ranges; repeatable; wins over --allow-net)")
 	fs.StringVar(&o.report, "report", "", "write the summary and every URL's outcome as JSON to `FILE`")
 	fs.StringVar(&o.partition, "partition", "", "crawl only share `I/N` of the links, with N processes sharing one database")
 	fs.DurationVar(&o.every, "every", 0, "run as a service: crawl again every `D`, re-fetching pages older than --recrawl-after")
@@ -175,6 +177,10 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--allow-net: %w", err)
 	}
+	deny, err := privnet.ParseAllowList(o.denyNets...)
+	if err != nil {
+		return nil, fmt.Errorf("--deny-net: %w", err)
+	}
 	domains, err := splitList("--domains", o.domains)
 	if err != nil {
 		return nil, err
@@ -199,7 +205,7 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 		Delay:         o.delay,
 		UserAgent:     o.userAgent,
 		IgnoreRobots:  o.ignoreRobots,
-		Detector:      privnet.New(allow...),
+		Detector:      privnet.New(allow...).WithDenied(deny...),
 		MaxBodyBytes:  o.maxBody,
 		FetchTimeout:  o.timeout,
 		MaxRedirects:  redirectLimit(o.maxRedirects),
@@ -344,7 +350,8 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 func seedFailures(sum *engine.Summary) error {
 	var errs []error
 	for _, o := range sum.Seeds {
-		if engine.IsError(o.Reason) && o.Reason != crawler.ReasonCanceled {
+		failed := engine.IsError(o.Reason) || o.Reason == crawler.ReasonPrivateNetwork
+		if failed && o.Reason != crawler.ReasonCanceled {
 			detail := o.Reason.String()
 			if o.Err != nil {
 				detail = o.Err.Error()

@@ -337,6 +337,7 @@ func TestBadCommandLinesFailWithOneLine(t *testing.T) {
 		{"bad partition", []string{"crawl", "--partition", "3/3", "http://127.0.0.1/"}, exitUsage},
 		{"bad regexp", []string{"crawl", "--include", "(", "http://127.0.0.1/"}, exitUsage},
 		{"bad cidr", []string{"crawl", "--allow-net", "300.0.0.0/8", "http://127.0.0.1/"}, exitUsage},
+		{"bad deny cidr", []string{"crawl", "--deny-net", "10.0.0.0/99", "http://127.0.0.1/"}, exitUsage},
 		{"empty domain item", []string{"crawl", "--domains", ",,,", "http://127.0.0.1/"}, exitUsage},
 		{"blank domain", []string{"crawl", "--domains", " ", "http://127.0.0.1/"}, exitUsage},
 		{"flag after arguments, bad", []string{"search", "x", "--limit", "0"}, exitUsage},

@@ -70,3 +70,17 @@ func TestCrawlNothingDue(t *testing.T) {
 		t.Fatalf("second run: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// --deny-net wins over --allow-net: the denied host is never requested.
+func TestCrawlDenyNet(t *testing.T) {
+	var hits atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer s.Close()
+	r := linksrus(t, nil, "crawl", "--data", t.TempDir(), "--allow-net", "127.0.0.0/8", "--deny-net", "127.0.0.1/32", s.URL+"/")
+	if hits.Load() != 0 {
+		t.Errorf("the denied server got %d requests", hits.Load())
+	}
+	if r.code != exitFailure || !strings.Contains(r.stderr, "private") {
+		t.Errorf("exit %d, want %d naming the private address\n%s", r.code, exitFailure, r.stderr)
+	}
+}

@@ -22,6 +22,7 @@ var (
 // and must not be modified after first use.
 type Detector struct {
 	allow []netip.Prefix
+	deny  []netip.Prefix
 }
 
 // New returns a Detector that treats the addresses in allow as public even
@@ -33,6 +34,18 @@ func New(allow ...netip.Prefix) *Detector {
 		d.allow = append(d.allow, p.Masked())
 	}
 	return d
+}
+
+// WithDenied returns a copy of d that also treats the addresses in deny as
+// private: ranges that are public on the internet but must never be
+// crawled, such as a company's own. A denied address stays private even if
+// the allow-list names it.
+func (d *Detector) WithDenied(deny ...netip.Prefix) *Detector {
+	c := &Detector{allow: d.allow, deny: append([]netip.Prefix(nil), d.deny...)}
+	for _, p := range deny {
+		c.deny = append(c.deny, p.Masked())
+	}
+	return c
 }
 
 // ParseAllowList parses CIDR prefixes ("10.0.0.0/8", "::1/128") or single
@@ -62,6 +75,9 @@ func ParseAllowList(cidrs ...string) ([]netip.Prefix, error) {
 // special-purpose range (see IsSpecialPurpose) and not in the allow-list.
 func (d *Detector) IsPrivateAddr(a netip.Addr) bool {
 	a = a.WithZone("").Unmap()
+	if a.IsValid() && inAny(d.deny, a) {
+		return true
+	}
 	if d.allowed(a) {
 		return false
 	}
