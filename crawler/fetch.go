@@ -44,6 +44,13 @@ import (
 // asked for such a variant (RetryingGetter and HeadFirstGetter pass the
 // request on). Any other getter may follow redirects on its own; the
 // Fetcher then checks at least the URL it ended at.
+//
+// The Fetcher also makes the HEAD of Config.HeadFirst and the retries of
+// Config.Retry itself, so that each request is a step it can stop at: with
+// a Config.Scheduler, every request starts only when the scheduler's Begin
+// allows it, and a page whose next request must wait (its host busy or in
+// its delay, a retry's backoff, a gate not ready) is parked with the
+// scheduler and resumed later at that step, instead of holding a worker.
 type Fetcher struct {
 	getter       URLGetter
 	detector     PrivateNetworkDetector
