@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -104,6 +105,16 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 		return usageError(env, fs, "%v", err)
 	}
 
+	svc := newService(env)
+	if o.listen != "" {
+		// Before the stores: a busy port should not leave a data
+		// directory behind.
+		stopServer, err := svc.serve(o.listen)
+		if err != nil {
+			return err
+		}
+		defer stopServer()
+	}
 	st, err := openStores(ctx, &o.stores, true, true)
 	if err != nil {
 		return err
@@ -124,14 +135,6 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	}
 	if o.report != "" {
 		opts.Referrers = maxReferrers
-	}
-	svc := newService(env)
-	if o.listen != "" {
-		stopServer, err := svc.serve(o.listen)
-		if err != nil {
-			return err
-		}
-		defer stopServer()
 	}
 	if o.every <= 0 {
 		return crawlOnce(ctx, env, cfg, opts, st, svc)
@@ -161,8 +164,23 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 		return nil, errors.New("--max-pages, --max-depth, --per-host, --max-body, --retries and --max-redirects cannot be negative")
 	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0:
 		return nil, errors.New("durations cannot be negative")
+	case o.maxBody == 0:
+		return nil, errors.New("--max-body 0 would skip every page; give a size in bytes")
+	case o.timeout == 0:
+		return nil, errors.New("--timeout 0 would give up on every page; give a duration")
+	case o.partition != "" && o.stores.embeddedGraph():
+		return nil, errors.New("--partition splits a crawl between processes sharing a database: use it with --graph postgres://...")
 	case o.every > 0 && o.recrawlAfter == 0:
 		o.recrawlAfter = o.every
+	}
+	if err := o.stores.check(); err != nil {
+		return nil, err
+	}
+	if o.report != "" {
+		// Found out now rather than after the whole crawl.
+		if fi, err := os.Stat(filepath.Dir(o.report)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--report %s: the directory %s does not exist", o.report, filepath.Dir(o.report))
+		}
 	}
 	norm := urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking}
 	seeds, err := engine.NormalizeSeeds(args, norm)

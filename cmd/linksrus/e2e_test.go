@@ -337,6 +337,11 @@ func TestBadCommandLinesFailWithOneLine(t *testing.T) {
 		{"bad partition", []string{"crawl", "--partition", "3/3", "http://127.0.0.1/"}, exitUsage},
 		{"bad regexp", []string{"crawl", "--include", "(", "http://127.0.0.1/"}, exitUsage},
 		{"bad cidr", []string{"crawl", "--allow-net", "300.0.0.0/8", "http://127.0.0.1/"}, exitUsage},
+		{"zero max-body", []string{"crawl", "--max-body", "0", "http://127.0.0.1/"}, exitUsage},
+		{"zero timeout", []string{"crawl", "--timeout", "0", "http://127.0.0.1/"}, exitUsage},
+		{"empty data dir", []string{"crawl", "--data", "", "http://127.0.0.1/"}, exitUsage},
+		{"report into a missing directory", []string{"crawl", "--report", "/nonexistent/linksrus/r.json", "http://127.0.0.1/"}, exitUsage},
+		{"partition of an embedded graph", []string{"crawl", "--partition", "0/2", "http://127.0.0.1/"}, exitUsage},
 		{"bad deny cidr", []string{"crawl", "--deny-net", "10.0.0.0/99", "http://127.0.0.1/"}, exitUsage},
 		{"empty domain item", []string{"crawl", "--domains", ",,,", "http://127.0.0.1/"}, exitUsage},
 		{"blank domain", []string{"crawl", "--domains", " ", "http://127.0.0.1/"}, exitUsage},
@@ -382,6 +387,23 @@ func TestVersion(t *testing.T) {
 	r := linksrus(t, nil, "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "linksrus ") || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("--version: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --listen on a busy port fails before the data directory is created.
+func TestListenBusyPortLeavesNoData(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	data := filepath.Join(t.TempDir(), "data")
+	r := linksrus(t, nil, "crawl", "--data", data, "--listen", ln.Addr().String(), "http://127.0.0.1:1/")
+	if r.code != exitFailure {
+		t.Errorf("exit %d, want %d: %s", r.code, exitFailure, r.stderr)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("the data directory was created: %v", err)
 	}
 }
 

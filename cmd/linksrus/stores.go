@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/linksrus/linksrus/linkgraph"
@@ -56,6 +57,25 @@ func orDefault(v, def string) string {
 	return v
 }
 
+// check rejects store flags that cannot mean what they say, before any
+// store is opened or created.
+func (s *storeFlags) check() error {
+	if s.data == "" && (s.graph == "" || s.index == "") {
+		return errors.New("--data is empty: name the data directory (the default is " + defaultDataDir + ")")
+	}
+	return nil
+}
+
+// embeddedGraph reports whether the graph is a file only one process can
+// open (the default bolt graph), rather than a shared database.
+func (s *storeFlags) embeddedGraph() bool {
+	return s.graph == "" || hasScheme(s.graph, "bolt") || hasScheme(s.graph, "memory")
+}
+
+func hasScheme(u, scheme string) bool {
+	return len(u) > len(scheme) && u[len(scheme)] == ':' && strings.EqualFold(u[:len(scheme)], scheme)
+}
+
 // graphURL returns the URL of the link graph to open.
 func (s *storeFlags) graphURL() (string, error) {
 	if s.graph != "" {
@@ -93,6 +113,9 @@ type stores struct {
 // create the data directory; a missing directory is an error when create is
 // false, so that search and stats do not invent an empty data set.
 func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*stores, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	if !create && s.graph == "" {
 		if _, err := os.Stat(filepath.Join(s.data, "graph.db")); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", s.data)
