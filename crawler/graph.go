@@ -178,7 +178,9 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)
 	}
 
-	staleBefore := u.now()
+	// Truncated as the graph stores times: an edge refreshed below in the
+	// same microsecond must not count as stale.
+	staleBefore := u.now().Truncate(time.Microsecond)
 	for i, p := range b.pages {
 		src := b.links[b.first[i]].ID
 		for _, dst := range b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)] {

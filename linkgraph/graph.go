@@ -25,16 +25,18 @@ import (
 //
 // Timestamps are stored in UTC with microsecond precision (PostgreSQL's),
 // truncated towards the past; time bounds given to Links, Edges and
-// RemoveStaleEdges are truncated the same way before comparing, so every
-// backend gives the same answers. The zero time.Time is a valid RetrievedAt
+// RemoveStaleEdges are compared exactly with the stored value (a time
+// stored at a microsecond is before a bound later in that microsecond), so
+// every backend gives the same answers. The zero time.Time is a valid RetrievedAt
 // meaning "never retrieved"; it is earlier than any bound other than the zero
 // time itself.
 //
 // An edge upserted with a zero UpdatedAt is stamped with the graph's clock,
 // which is the calling process's time.Now for every backend (including
-// PostgreSQL), so a crawler that notes time.Now before refreshing a page's
-// edges and then calls RemoveStaleEdges with that time removes exactly the
-// edges it did not refresh.
+// PostgreSQL), so a crawler that notes time.Now, truncated to the
+// microsecond, before refreshing a page's edges and then calls
+// RemoveStaleEdges with that time removes exactly the edges it did not
+// refresh.
 //
 // # Ranges
 //

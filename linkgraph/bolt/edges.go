@@ -91,7 +91,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	if err := g.db.View(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: edges: %w", err)
 	}
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	it := &scan[linkgraph.Edge]{
 		db: g.db, bucket: bucketEdges, from: fromID, to: toID, op: "edges",
 		decode: func(k, v []byte) (*linkgraph.Edge, bool, error) {
@@ -107,7 +107,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	err := g.db.Update(func(tx *bbolt.Tx) error {
 		edgesB := tx.Bucket(bucketEdges)
 		// Deleting while a cursor walks can skip entries, so collect first.

@@ -168,7 +168,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	if err := g.db.View(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: links: %w", err)
 	}
-	before := graphutil.Timestamp(retrievedBefore)
+	before := graphutil.Bound(retrievedBefore)
 	it := &scan[linkgraph.Link]{
 		db: g.db, bucket: bucketLinks, from: fromID, to: toID, op: "links",
 		decode: func(k, v []byte) (*linkgraph.Link, bool, error) {

@@ -159,7 +159,7 @@ func testEdgeRangeAndTimeFilter(t *testing.T, g linkgraph.Graph) {
 	for _, n := range []int{1, 5} {
 		var got [][32]byte
 		for _, r := range partitionBounds(n) {
-			part := collectEdges(t, g, r[0], r[1], base.Add(3*time.Minute))
+			part := collectEdges(t, g, r[0], r[1], micro(base.Add(3*time.Minute)))
 			for i, e := range part {
 				if cmpUUID(e.Src, r[0]) < 0 || (r[1] != uuid.Nil && cmpUUID(e.Src, r[1]) >= 0) {
 					t.Fatalf("partition [%s, %s) returned an edge from %s", r[0], r[1], e.Src)
@@ -208,8 +208,8 @@ func testRemoveStaleEdges(t *testing.T, g linkgraph.Graph) {
 	if err := g.RemoveStaleEdges(uuid.New(), base.Add(time.Hour)); err != nil {
 		t.Fatalf("RemoveStaleEdges(unknown): %v", err)
 	}
-	// The bound is exclusive.
-	if err := g.RemoveStaleEdges(a, base.Add(time.Hour)); err != nil {
+	// The bound is exclusive: an edge stored exactly at it stays.
+	if err := g.RemoveStaleEdges(a, micro(base.Add(time.Hour))); err != nil {
 		t.Fatalf("RemoveStaleEdges: %v", err)
 	}
 	if got := collectEdges(t, g, a, uuid.Nil, base.Add(2*time.Hour)); !slices.ContainsFunc(got, func(e *linkgraph.Edge) bool { return e.Src == a && e.Dst == c }) {
@@ -225,9 +225,11 @@ func testCrawlerRefreshPattern(t *testing.T, g linkgraph.Graph) {
 	if err := g.UpsertEdges([]*linkgraph.Edge{{Src: src, Dst: links[1].ID}, {Src: src, Dst: links[2].ID}}); err != nil {
 		t.Fatalf("UpsertEdges: %v", err)
 	}
-	// Make sure the second crawl happens in a later microsecond.
+	// Make sure the second crawl happens in a later microsecond. The noted
+	// time is truncated as stored times are, so that an edge refreshed in
+	// the same microsecond is not taken for a stale one.
 	time.Sleep(time.Millisecond)
-	removeBefore := time.Now()
+	removeBefore := time.Now().Truncate(time.Microsecond)
 	if err := g.UpsertEdges([]*linkgraph.Edge{{Src: src, Dst: links[2].ID}, {Src: src, Dst: links[3].ID}}); err != nil {
 		t.Fatalf("UpsertEdges: %v", err)
 	}
@@ -242,5 +244,26 @@ func testCrawlerRefreshPattern(t *testing.T, g linkgraph.Graph) {
 		if e.Dst == links[1].ID {
 			t.Fatalf("edge the page no longer has survived")
 		}
+	}
+}
+
+// testEdgeBoundWithinMicrosecond: an edge stored at a microsecond is before
+// a bound one nanosecond later, for Edges and RemoveStaleEdges alike.
+func testEdgeBoundWithinMicrosecond(t *testing.T, g linkgraph.Graph) {
+	src := mustUpsertLink(t, g, "https://example.com/src", time.Time{})
+	dst := mustUpsertLink(t, g, "https://example.com/dst", time.Time{})
+	e := &linkgraph.Edge{Src: src.ID, Dst: dst.ID, UpdatedAt: base}
+	if err := g.UpsertEdge(e); err != nil {
+		t.Fatal(err)
+	}
+	bound := micro(base).Add(time.Nanosecond)
+	if got := collectEdges(t, g, uuid.Nil, uuid.Nil, bound); len(got) != 1 {
+		t.Fatalf("Edges before %v: %d edges, want the one updated at %v", bound, len(got), micro(base))
+	}
+	if err := g.RemoveStaleEdges(src.ID, bound); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectEdges(t, g, uuid.Nil, uuid.Nil, time.Now().Add(time.Hour)); len(got) != 0 {
+		t.Fatalf("RemoveStaleEdges before %v left %d edges", bound, len(got))
 	}
 }

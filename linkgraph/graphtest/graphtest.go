@@ -36,6 +36,7 @@ func Run(t *testing.T, newGraph NewGraph) {
 		{"LinkRangePartitioning", testLinkRangePartitioning},
 		{"LinkRangeBounds", testLinkRangeBounds},
 		{"LinkTimeFilter", testLinkTimeFilter},
+		{"EdgeBoundWithinMicrosecond", testEdgeBoundWithinMicrosecond},
 		{"ManyLinksAcrossPages", testManyLinksAcrossPages},
 		{"WritesDuringIteration", testWritesDuringIteration},
 		{"UpsertEdgeAndRefresh", testUpsertEdgeAndRefresh},

@@ -292,9 +292,11 @@ func testLinkTimeFilter(t *testing.T, g linkgraph.Graph) {
 		{"zero bound", time.Time{}, nil},
 		{"before old", base.Add(-time.Second), []uuid.UUID{never.ID}},
 		{"exactly old is excluded", micro(base), []uuid.UUID{never.ID}},
-		// The bound is truncated to the microsecond like stored times, so
-		// a bound inside old's microsecond still excludes it.
-		{"within old's microsecond", micro(base).Add(999 * time.Nanosecond), []uuid.UUID{never.ID}},
+		// Stored times are truncated to the microsecond, bounds are not:
+		// old, stored at micro(base), is before a bound later in the same
+		// microsecond, and must be found.
+		{"within old's microsecond", micro(base).Add(999 * time.Nanosecond), []uuid.UUID{never.ID, old.ID}},
+		{"one nanosecond after old", micro(base).Add(time.Nanosecond), []uuid.UUID{never.ID, old.ID}},
 		{"just after old", micro(base).Add(time.Microsecond), []uuid.UUID{never.ID, old.ID}},
 		{"after all", base.Add(2 * time.Hour), []uuid.UUID{never.ID, old.ID, recent.ID}},
 	} {

@@ -139,7 +139,7 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 // Links implements linkgraph.Graph. It copies the matching links when
 // called, so the iteration sees the graph as it was then.
 func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error) {
-	before := graphutil.Timestamp(retrievedBefore)
+	before := graphutil.Bound(retrievedBefore)
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -218,7 +218,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 // Edges implements linkgraph.Graph. Like Links it works on a copy taken when
 // called.
 func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error) {
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -249,7 +249,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {

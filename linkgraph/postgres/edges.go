@@ -115,7 +115,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("postgres graph: edges: %w", err)
 	}
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	// The first page starts at fromID; later ones resume after the last
 	// (src, dst) seen. The upper bound is left out rather than compared with
 	// uuid.Nil, which stands for "no bound".
@@ -154,7 +154,7 @@ func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) erro
 	if err := g.check(); err != nil {
 		return fmt.Errorf("postgres graph: remove stale edges from %s: %w", fromID, err)
 	}
-	before := graphutil.Timestamp(updatedBefore)
+	before := graphutil.Bound(updatedBefore)
 	err := retry(g.ctx, func(ctx context.Context) error {
 		_, err := g.pool.Exec(ctx, "DELETE FROM edges WHERE src = $1 AND updated_at < $2", fromID, before)
 		return err

@@ -128,7 +128,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("postgres graph: links: %w", err)
 	}
-	before := graphutil.Timestamp(retrievedBefore)
+	before := graphutil.Bound(retrievedBefore)
 	upper := ""
 	if toID != uuid.Nil {
 		upper = " AND id < $4"

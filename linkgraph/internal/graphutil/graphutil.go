@@ -20,6 +20,19 @@ func Timestamp(t time.Time) time.Time {
 	return t.Truncate(time.Microsecond).UTC()
 }
 
+// Bound returns a query bound ("before t") in the stored precision without
+// changing its meaning: rounded up to the next microsecond when t has a
+// finer part, since a stored time (whole microseconds) is before t exactly
+// when it is before that. Truncating it instead would miss a time stored
+// in t's own microsecond.
+func Bound(t time.Time) time.Time {
+	b := t.Truncate(time.Microsecond)
+	if b.Before(t) {
+		b = b.Add(time.Microsecond)
+	}
+	return b.UTC()
+}
+
 // ValidateLink reports whether link can be stored.
 func ValidateLink(link *linkgraph.Link) error {
 	switch {
