@@ -59,8 +59,14 @@ type Document struct {
 	Title string
 	// Content is the page's visible text.
 	Content string
-	// IndexedAt is when the document was last indexed.
+	// IndexedAt is when the document was last indexed. Every backend
+	// stores it in UTC with microsecond precision (PostgreSQL's), truncated
+	// towards the past (see Timestamp), as package linkgraph stores times.
 	IndexedAt time.Time
 	// PageRank is the page's score as computed by a ranking job.
 	PageRank float64
 }
+
+// Timestamp returns t as every index backend stores it: UTC, truncated to
+// the microsecond, without a monotonic clock reading.
+func Timestamp(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }

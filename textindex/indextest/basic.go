@@ -3,6 +3,7 @@ package indextest
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -18,6 +19,22 @@ func testIndexAndFind(t *testing.T, idx textindex.Indexer) {
 		t.Fatalf("FindByID: %v", err)
 	}
 	sameDoc(t, got, doc)
+}
+
+// testIndexedAtMicroseconds: every backend keeps IndexedAt to the
+// microsecond, in UTC.
+func testIndexedAtMicroseconds(t *testing.T, idx textindex.Indexer) {
+	doc := newDoc("Precise", "time")
+	doc.IndexedAt = time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600))
+	mustIndex(t, idx, doc)
+	got, err := idx.FindByID(doc.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	want := time.Date(2025, 3, 14, 14, 9, 26, 535897000, time.UTC)
+	if !got.IndexedAt.Equal(want) || got.IndexedAt.Location() != time.UTC {
+		t.Fatalf("IndexedAt = %v, want %v", got.IndexedAt, want)
+	}
 }
 
 func testFindUnknown(t *testing.T, idx textindex.Indexer) {

@@ -39,6 +39,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		fn   func(t *testing.T, idx textindex.Indexer)
 	}{
 		{"IndexAndFind", testIndexAndFind},
+		{"IndexedAtMicroseconds", testIndexedAtMicroseconds},
 		{"FindUnknown", testFindUnknown},
 		{"MissingLinkID", testMissingLinkID},
 		{"InvalidScore", testInvalidScore},

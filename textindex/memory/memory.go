@@ -111,6 +111,7 @@ func split(doc *textindex.Document) []string {
 // for writing.
 func (i *Index) put(doc *textindex.Document, words []string) {
 	e := &entry{doc: *doc, ord: uint32(len(i.byOrd)), tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
+	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	if old, ok := i.docs[doc.LinkID]; ok {
 		e.doc.PageRank = old.doc.PageRank
 		i.retire(old)

@@ -51,7 +51,7 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 // group.
 func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
 	body := doc.Title + "\n" + doc.Content
-	indexedAt := doc.IndexedAt.UTC().Format(time.RFC3339Nano)
+	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
 	return func(ctx context.Context, w *writer, text *textBatch) error {
 		// The no-op update makes RETURNING yield the id of an existing
 		// row (a replaced document or a score placeholder) whose
