@@ -121,6 +121,9 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
+		if tt == html.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
+			z.NextIsNotRawText()
+		}
 		// The name is read from the raw token: TagName would copy it
 		// (x/net/html allocates on every call), for every tag of the page.
 		switch rawTagName(z.Raw()) {

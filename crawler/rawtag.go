@@ -180,3 +180,32 @@ func rawAttrValue(raw []byte, i int) (vStart, vEnd, next int, complete bool) {
 func isTagSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'
 }
+
+// rawTextTags are the elements whose start tag makes the HTML tokenizer
+// read what follows as raw text, up to the matching end tag.
+var rawTextTags = []string{"script", "style", "textarea", "title", "iframe", "noembed", "noframes", "noscript", "plaintext", "xmp"}
+
+// selfClosedRawText reports whether raw, a self-closing tag, is one of the
+// raw-text elements. The tokenizer reads what follows such a tag as the
+// element's raw text, as text/html requires; but valid XHTML, which the
+// crawler accepts, writes empty elements self-closed (<script src="a.js"/>),
+// and reading the rest of the page as script would hide its text and links
+// and leak markup into the text. The extractors then call
+// NextIsNotRawText, as an XHTML parser would.
+func selfClosedRawText(raw []byte) bool {
+	end := 1
+	for end < len(raw) {
+		c := raw[end]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		end++
+	}
+	name := raw[1:end]
+	for _, t := range rawTextTags {
+		if equalLower(name, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -74,6 +74,7 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 		skipping  int  // depth in skipContent elements ("nostyle" included)
 		rawScript bool // just after a script or style start tag
 		inBody    bool
+		foreign   int // depth in svg and math, whose <title> is not the page's
 		wantTitle = true
 		titleNext bool
 	)
@@ -97,6 +98,9 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 			}
 		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 			titleNext = false
+			if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
+				z.NextIsNotRawText() // see selfClosedRawText
+			}
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
 			if a == atom.Script || a == atom.Style {
@@ -118,8 +122,13 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 				}
 			case a == atom.Body:
 				inBody = true
-			case a == atom.Title && wantTitle && !inBody:
+			case a == atom.Svg || a == atom.Math:
+				foreign++
+			case a == atom.Title && wantTitle && !inBody && foreign == 0:
 				wantTitle, titleNext = false, true
+			}
+			if tt == xhtml.EndTagToken && (a == atom.Svg || a == atom.Math) && foreign > 0 {
+				foreign--
 			}
 			if skip && tt == xhtml.StartTagToken {
 				skipping++

@@ -46,6 +46,25 @@ func strayEndTag(body []byte) bool {
 	}
 }
 
+// selfClosedRawTextIn reports whether body has a self-closed raw-text
+// element (<script src="a.js"/>): extractText reads what follows as the
+// page, as an XHTML parser would (see selfClosedRawText), while bluemonday
+// follows the tokenizer into raw text and keeps it, markup and all, as
+// text; the two are not compared there.
+func selfClosedRawTextIn(body []byte) bool {
+	z := xhtml.NewTokenizer(bytes.NewReader(body))
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return false
+		case xhtml.SelfClosingTagToken:
+			if selfClosedRawText(z.Raw()) {
+				return true
+			}
+		}
+	}
+}
+
 func isSkipContent(z *xhtml.Tokenizer) bool {
 	name, _ := z.TagName()
 	switch string(name) {
@@ -67,7 +86,7 @@ func extractedText(t testing.TB, body []byte) string {
 var textDiffCases = []string{
 	"<html><head><title>T</title><style>p{}</style></head><body><p>a<b>b</b>c</p></body></html>",
 	"<p>fish &amp; chips &lt;3 &eacute; &#8364; &nbsp;x &amp;lt;</p>",
-	"<script>var a = '<p>no</p>';</script>after<script/>kept<style>x</style>",
+	"<script>var a = '<p>no</p>';</script>after<br/>kept<style>x</style>",
 	"<noscript>js off</noscript><iframe>frame text</iframe><object>obj</object><noembed>e</noembed>",
 	"<object>a<object>b</object>c</object>d<nostyle>e</nostyle>f<frameset>g</frameset>h<noframes>i</noframes>j",
 	"<textarea>&lt;raw&gt; text</textarea><xmp><b>&amp;</b></xmp><plaintext><i>rest",
@@ -87,8 +106,8 @@ func TestExtractTextMatchesBluemonday(t *testing.T) {
 	}
 	bodies = append(bodies, benchPage())
 	for _, b := range bodies {
-		if strayEndTag(b) {
-			t.Fatalf("case %q has a stray end tag; it cannot be compared", b)
+		if strayEndTag(b) || selfClosedRawTextIn(b) {
+			t.Fatalf("case %q has a stray end tag or a self-closed raw-text element; it cannot be compared", b)
 		}
 		if got, want := extractedText(t, b), bluemondayText(t, b); got != want {
 			t.Errorf("extractText(%q)\n = %q\nbluemonday: %q", b, got, want)
@@ -109,7 +128,7 @@ func FuzzExtractTextMatchesBluemonday(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if strayEndTag(body) {
+		if strayEndTag(body) || selfClosedRawTextIn(body) {
 			t.Skip()
 		}
 		if got, want := extractedText(t, body), bluemondayText(t, body); got != want {
