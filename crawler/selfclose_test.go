@@ -27,9 +27,9 @@ func TestSelfClosedRawTextAndForeignTitle(t *testing.T) {
 			links: []string{"http://h.example/next"},
 		},
 		{
-			name:  "unquoted src ending in a slash is not self-closing",
-			html:  `<body><script src=a.js/><p>Hidden</p></script><p>Shown</p></body>`,
-			text:  "Shown",
+			name: "unquoted src ending in a slash is not self-closing",
+			html: `<body><script src=a.js/><p>Hidden</p></script><p>Shown</p></body>`,
+			text: "Shown",
 		},
 		{
 			name:  "self-closed style and textarea",
