@@ -339,6 +339,11 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	printSummary(env.stdout, s)
 	if sum.Handed == 0 && crawlErr == nil && !interrupted {
 		fmt.Fprintln(env.stdout, "nothing to crawl: every link in scope is fetched (--recrawl-after fetches pages again)")
+		if st.index != nil {
+			if note := indexNote(st.graph, st.index); note != "" {
+				fmt.Fprintln(env.stdout, note)
+			}
+		}
 	}
 	if report != nil {
 		if err := report.write(o.report, s, run, st.graph); err != nil {

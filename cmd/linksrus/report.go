@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/linksrus/linksrus/crawler"
@@ -55,16 +56,38 @@ func printSummary(w io.Writer, s summary) {
 		fmt.Fprintf(w, "; %d links left for the next run", s.Queued)
 	}
 	fmt.Fprintln(w)
-	keys := make([]string, 0, len(s.Reasons))
+	// Outcomes count pages the crawl handled; scope and depth decisions
+	// count links found and left out, which are not pages skipped.
+	var pages, links []string
 	for k := range s.Reasons {
-		if k != crawler.ReasonCrawled.String() {
-			keys = append(keys, k)
+		switch {
+		case k == crawler.ReasonCrawled.String():
+		case isLinkDecision(k):
+			links = append(links, k)
+		default:
+			pages = append(pages, k)
 		}
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
+	slices.Sort(pages)
+	slices.Sort(links)
+	if len(pages) > 0 {
+		fmt.Fprintln(w, "pages not crawled, by reason:")
+		for _, k := range pages {
+			fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
+		}
 	}
+	if len(links) > 0 {
+		fmt.Fprintln(w, "links left out of the crawl (found on pages, not fetched):")
+		for _, k := range links {
+			fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
+		}
+	}
+}
+
+// isLinkDecision reports whether a reason counts links left out by scope or
+// depth, rather than pages.
+func isLinkDecision(reason string) bool {
+	return reason == "depth" || strings.HasPrefix(reason, "scope: ")
 }
 
 // urlOutcome is one URL's line in the report.

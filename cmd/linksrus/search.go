@@ -88,6 +88,13 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	if total == 0 {
 		fmt.Fprintf(env.stdout, "No pages match %q.\n", query)
+		if note := indexNote(st.graph, st.index); note != "" {
+			fmt.Fprintln(env.stdout, note)
+		}
+		return nil
+	}
+	if len(results) == 0 {
+		fmt.Fprintf(env.stdout, "No results past %d: %d pages match %q.\n", *offset, total, query)
 		return nil
 	}
 	for _, r := range results {

@@ -84,3 +84,36 @@ func TestCrawlDenyNet(t *testing.T) {
 		t.Errorf("exit %d, want %d naming the private address\n%s", r.code, exitFailure, r.stderr)
 	}
 }
+
+// The numbers a person reads are true: an offset past the end, links left
+// out by scope apart from pages skipped, an index that holds none of the
+// crawled pages explained.
+func TestNumbersAreTrue(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<title>Gophers</title><p>gophers</p><a href="/a">a</a> <a href="http://other.example/">x</a>`))
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--index", "none", site.URL+"/")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 skipped") || !strings.Contains(r.stdout, "links left out of the crawl") ||
+		!strings.Contains(r.stdout, "scope: other host") {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "gophers")
+	if !strings.Contains(r.stdout, "--index none") {
+		t.Errorf("search of an index without the crawled pages:\n%s%s", r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/")
+	if !strings.Contains(r.stdout, "nothing to crawl") || !strings.Contains(r.stdout, "--recrawl-after") {
+		t.Errorf("crawl with an index after --index none:\n%s%s", r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--recrawl-after", "1ns", site.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("recrawl: exit %d: %s", r.code, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "--offset", "100000000", "gophers")
+	if !strings.Contains(r.stdout, "No results past 100000000: 2 pages match") {
+		t.Errorf("search past the end:\n%s%s", r.stdout, r.stderr)
+	}
+}

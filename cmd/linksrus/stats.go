@@ -63,7 +63,7 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 	w := env.stdout
 	fmt.Fprintf(w, "links known    %d\n", s.Links)
 	fmt.Fprintf(w, "  crawled      %d\n", s.Crawled)
-	fmt.Fprintf(w, "  pending      %d\n", s.Pending)
+	fmt.Fprintf(w, "  not fetched  %d  (found on pages but never fetched: out of scope, not reached yet, or failed)\n", s.Pending)
 	fmt.Fprintf(w, "edges          %d\n", s.Edges)
 	if s.IndexAvailable {
 		fmt.Fprintf(w, "pages indexed  %d\n", s.IndexedPages)
@@ -128,6 +128,38 @@ func collectStats(g linkgraph.Graph, idx textindex.Indexer) (graphStats, error) 
 		}
 	}
 	return s, nil
+}
+
+// indexNote explains an index that cannot answer: nothing crawled yet, or
+// pages crawled without an index (--index none), which a later crawl does
+// not fetch again by itself. It looks at a sample of crawled pages only.
+// It returns "" when the index holds crawled pages.
+func indexNote(g linkgraph.Graph, idx textindex.Indexer) string {
+	const sample = 100
+	it, err := g.Links(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	if err != nil {
+		return ""
+	}
+	defer it.Close()
+	crawled, indexed := 0, 0
+	for crawled < sample && it.Next() {
+		l := it.Link()
+		if l.RetrievedAt.IsZero() {
+			continue
+		}
+		crawled++
+		if _, err := idx.FindByID(l.ID); err == nil {
+			indexed++
+		}
+	}
+	switch {
+	case crawled == 0:
+		return "Nothing has been crawled yet: run 'linksrus crawl URL' first."
+	case indexed == 0:
+		return "The index holds none of the crawled pages (crawled with --index none?): " +
+			"'linksrus crawl --recrawl-after 1s URL' fetches and indexes them again."
+	}
+	return ""
 }
 
 func fileSize(path string) int64 {
