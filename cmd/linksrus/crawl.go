@@ -169,7 +169,7 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	case o.timeout == 0:
 		return nil, errors.New("--timeout 0 would give up on every page; give a duration")
 	case o.partition != "" && o.stores.embeddedGraph():
-		return nil, errors.New("--partition splits a crawl between processes sharing a database: use it with --graph postgres://...")
+		return nil, errors.New("--partition splits a crawl between processes sharing a database: use it with a PostgreSQL graph (--graph postgres://host/db)")
 	case o.every > 0 && o.recrawlAfter == 0:
 		o.recrawlAfter = o.every
 	}
