@@ -188,7 +188,7 @@ func TestResolveURL(t *testing.T) {
 		"#frag":               "",
 		"":                    "",
 		"mailto:x@y":          "",
-		"http:opaque":         "", // opaque form: dropped (browsers would resolve it)
+		"http:opaque":         "http://example.com/a/opaque", // relative, as browsers resolve it (WHATWG)
 		"https://h.org:99999": "https://h.org:99999",
 	} {
 		got, ok := resolveURL(base, href)

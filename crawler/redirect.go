@@ -203,7 +203,7 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 	if err != nil {
 		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: %w", from, err)
 	}
-	ref, err := url.Parse(cleanHref(loc))
+	ref, err := url.Parse(specialSchemeRef(base, cleanHref(loc)))
 	if err != nil {
 		return "", ReasonFetchError, fmt.Errorf("crawler: redirect from %q: bad Location %q: %w", from, loc, err)
 	}

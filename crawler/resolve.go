@@ -26,7 +26,7 @@ func resolveURL(base *url.URL, href string) (string, bool) {
 // links that net/url would print but not read again ("http://::") are
 // caught; the parsed form then serves the later checks.
 func resolveLink(base *url.URL, href string) (string, *url.URL) {
-	href = cleanHref(href)
+	href = specialSchemeRef(base, cleanHref(href))
 	if href == "" || href[0] == '#' || len(href) > MaxURLLength {
 		return "", nil
 	}
@@ -72,6 +72,55 @@ func cleanHref(href string) string {
 		}, href)
 	}
 	return href
+}
+
+// specialSchemeRef rewrites a reference the way the WHATWG URL standard
+// parses it against an http(s) base, where RFC 3986 (net/url) differs,
+// into the RFC 3986 reference that means the same:
+//
+//   - "http:other.html" on an http page (the same special scheme, no
+//     "//") is relative: "other.html"; "http:/x" is "/x";
+//   - "https:host/p" on an http page (another special scheme) has an
+//     authority however many slashes follow: "https://host/p";
+//   - "///x", or "http:////x", ignores the extra slashes: "//x".
+//
+// cleanHref has already turned backslashes into slashes, so "/\evil.com/"
+// arrives as "//evil.com/". Other references are returned unchanged.
+func specialSchemeRef(base *url.URL, href string) string {
+	if base.Scheme != "http" && base.Scheme != "https" {
+		return href
+	}
+	if strings.HasPrefix(href, "//") {
+		return "//" + strings.TrimLeft(href, "/")
+	}
+	colon := strings.IndexByte(href, ':')
+	if colon <= 0 || !isScheme(href[:colon]) {
+		return href
+	}
+	scheme := strings.ToLower(href[:colon])
+	if scheme != "http" && scheme != "https" {
+		return href
+	}
+	rest := href[colon+1:]
+	if scheme == base.Scheme && !strings.HasPrefix(rest, "//") {
+		return rest // "http:" alone is the page itself, as an empty href
+	}
+	return scheme + "://" + strings.TrimLeft(rest, "/")
+}
+
+// isScheme reports whether s is a URL scheme: a letter, then letters,
+// digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // escapeQuery percent-encodes the bytes of a raw query that may not appear
