@@ -127,7 +127,7 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 		p.skip(ReasonInvalidURL, err)
 		return false
 	}
-	reason, err := f.check(ctx, u)
+	reason, err := f.check(ctx, u, false)
 	if reason != ReasonCrawled {
 		if f.sched != nil && errors.Is(err, ErrNotReady) {
 			f.park(p, u.Host, time.Time{})
@@ -148,9 +148,9 @@ func (f *Fetcher) park(p *Payload, host string, notBefore time.Time) {
 }
 
 // check decides whether u may be requested, as the first URL of a fetch or
-// as the target of a redirect: it returns ReasonCrawled if so, otherwise
-// the reason to report and the error behind it, if any.
-func (f *Fetcher) check(ctx context.Context, u *url.URL) (Reason, error) {
+// as the target of a redirect (hop): it returns ReasonCrawled if so,
+// otherwise the reason to report and the error behind it, if any.
+func (f *Fetcher) check(ctx context.Context, u *url.URL, hop bool) (Reason, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", u.Redacted())
 	}
@@ -167,6 +167,15 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL) (Reason, error) {
 	for _, g := range f.gates {
 		if err := g.Admit(ctx, u); err != nil {
 			return reasonOf(err, ReasonGate), err
+		}
+	}
+	if hop {
+		for _, g := range f.gates {
+			if rg, ok := g.(RedirectGate); ok {
+				if err := rg.AdmitRedirect(ctx, u); err != nil {
+					return reasonOf(err, ReasonGate), err
+				}
+			}
 		}
 	}
 	return ReasonCrawled, nil

@@ -163,12 +163,17 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	// Each page's own link, then the links it follows, then the others.
 	for _, p := range b.pages {
 		b.first = append(b.first, len(b.links))
-		b.links = append(b.links, linkgraph.Link{URL: p.URL})
+		// A redirected page is stored under its final URL; its original
+		// URL follows its links, as an alias with one edge to it.
+		b.links = append(b.links, linkgraph.Link{URL: p.storedURL()})
 		for _, l := range p.Links {
 			b.links = append(b.links, linkgraph.Link{URL: l})
 		}
 		for _, l := range p.NoFollowLinks {
 			b.links = append(b.links, linkgraph.Link{URL: l})
+		}
+		if p.redirected() {
+			b.links = append(b.links, linkgraph.Link{URL: p.URL})
 		}
 	}
 	for i := range b.links {
@@ -183,8 +188,13 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	staleBefore := u.now().Truncate(time.Microsecond)
 	for i, p := range b.pages {
 		src := b.links[b.first[i]].ID
+		p.PageID = src
 		for _, dst := range b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)] {
 			b.edges = append(b.edges, linkgraph.Edge{Src: src, Dst: dst.ID})
+		}
+		if p.redirected() {
+			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
+			b.edges = append(b.edges, linkgraph.Edge{Src: alias, Dst: src})
 		}
 	}
 	for i := range b.edges {
@@ -205,6 +215,13 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		if err := u.graph.RemoveStaleEdges(src, staleBefore); err != nil {
 			return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
 		}
+		if p.redirected() {
+			// The alias keeps only its edge to the page it redirects to.
+			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
+			if err := u.graph.RemoveStaleEdges(alias, staleBefore); err != nil {
+				return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
+			}
+		}
 	}
 
 	if u.skipMark {
@@ -218,24 +235,39 @@ func markRetrieved(g Graph, now func() time.Time, b *graphBatch) error {
 	if len(b.pages) == 0 {
 		return nil
 	}
-	// Reuse the front of the slices for the pages' own links.
+	// Reuse the slices for the pages' own links (and aliases).
 	clear(b.linkPtrs)
-	b.linkPtrs = b.linkPtrs[:0]
-	if len(b.links) < len(b.pages) {
-		b.links = append(b.links, make([]linkgraph.Link, len(b.pages)-len(b.links))...)
-	}
-	for i, p := range b.pages {
+	clear(b.links)
+	b.linkPtrs, b.links = b.linkPtrs[:0], b.links[:0]
+	for _, p := range b.pages {
 		retrieved := p.FetchedAt
 		if retrieved.IsZero() {
 			retrieved = now()
 		}
-		b.links[i] = linkgraph.Link{URL: p.URL, RetrievedAt: retrieved}
+		b.links = append(b.links, linkgraph.Link{URL: p.storedURL(), RetrievedAt: retrieved})
+		if p.redirected() {
+			b.links = append(b.links, linkgraph.Link{URL: p.URL, RetrievedAt: retrieved})
+		}
+	}
+	for i := range b.links {
 		b.linkPtrs = append(b.linkPtrs, &b.links[i])
 	}
 	if err := g.UpsertLinks(b.linkPtrs); err != nil {
 		return fmt.Errorf("crawler: update graph: mark %s retrieved: %w", b.describe(), err)
 	}
 	return nil
+}
+
+// redirected reports whether the page's body came from another URL than
+// the link it was fetched for.
+func (p *Payload) redirected() bool { return p.FinalURL != "" && p.FinalURL != p.URL }
+
+// storedURL is the URL the page is stored under: its final URL.
+func (p *Payload) storedURL() string {
+	if p.redirected() {
+		return p.FinalURL
+	}
+	return p.URL
 }
 
 // describe names the pages of b for an error message.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,9 +117,14 @@ func (t *TextIndexer) index(p *Payload, now time.Time) error {
 
 // document is the index's view of page p, indexed at now.
 func document(p *Payload, now time.Time) *textindex.Document {
+	id, url := p.LinkID, p.URL
+	if p.PageID != uuid.Nil && p.FinalURL != "" {
+		// Stored under its final URL by the graph updater.
+		id, url = p.PageID, p.FinalURL
+	}
 	return &textindex.Document{
-		LinkID:    p.LinkID,
-		URL:       p.URL,
+		LinkID:    id,
+		URL:       url,
 		Title:     p.Title,
 		Content:   p.TextContent,
 		IndexedAt: now,

@@ -41,6 +41,15 @@ type Payload struct {
 	// FetchedAt is when the response arrived.
 	FetchedAt time.Time
 
+	// Set by the graph updater.
+
+	// PageID is the ID of the link the page is stored under: LinkID, or
+	// for a redirected page the link of FinalURL (the original URL then
+	// becomes an alias of it, with an edge to it), so that a page reached
+	// under two URLs is one page of the graph and one document of the
+	// index. Zero without a graph updater.
+	PageID uuid.UUID
+
 	// Set by the link extraction stage.
 
 	// Links are the distinct absolute http(s) URLs the page links to.
@@ -102,6 +111,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.FinalURL, c.StatusCode, c.ContentType = p.FinalURL, p.StatusCode, p.ContentType
 	c.Body = append(c.Body[:0], p.Body...)
 	c.FetchedAt = p.FetchedAt
+	c.PageID = p.PageID
 	c.Links = append(c.Links[:0], p.Links...)
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow

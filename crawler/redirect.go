@@ -72,6 +72,23 @@ const (
 // cancelled crawl from a timeout.
 func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response, fetchStatus) {
 	for {
+		if p.fs.recheck {
+			// Parked at a hop whose gate could not decide: it must now.
+			u, err := url.Parse(p.fs.target)
+			if err != nil {
+				p.skip(ReasonInvalidURL, err)
+				return nil, stopped
+			}
+			if reason, err := f.check(ctx, u, true); reason != ReasonCrawled {
+				if f.sched != nil && errors.Is(err, ErrNotReady) {
+					f.park(p, u.Host, time.Time{})
+					return nil, parked
+				}
+				p.skip(reason, redirectError(p.fs.target, err))
+				return nil, stopped
+			}
+			p.fs.recheck = false
+		}
 		if f.headFirst && !p.fs.headDone {
 			res, st := f.request(ctx, fctx, p, http.MethodHead)
 			if st != answered {
@@ -98,7 +115,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			// The getter followed redirects itself: the hops in between
 			// went unchecked, but the page at least must pass.
 			final := res.Request.URL
-			if reason, err := f.check(ctx, final); reason != ReasonCrawled {
+			if reason, err := f.check(ctx, final, true); reason != ReasonCrawled {
 				drain(res.Body)
 				p.skip(reason, redirectError(final.String(), err))
 				return nil, stopped
@@ -120,6 +137,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 				// resume at the hop once it can.
 				p.fs.chain = append(p.fs.chain, next)
 				p.fs.target, p.fs.attempt, p.fs.headDone = next, 0, false
+				p.fs.recheck = true
 				f.park(p, hostOf(next), time.Time{})
 				return nil, parked
 			}
@@ -223,7 +241,7 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 	if len(chain) > f.maxRedirects {
 		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, f.maxRedirects)
 	}
-	if reason, err := f.check(ctx, u); reason != ReasonCrawled {
+	if reason, err := f.check(ctx, u, true); reason != ReasonCrawled {
 		return next, reason, redirectError(next, err)
 	}
 	return next, ReasonCrawled, nil

@@ -67,6 +67,7 @@ type fetchState struct {
 	chain    []string // canonical URLs requested so far, for loop detection
 	attempt  int      // retries already made of the current request
 	headDone bool     // the HEAD of target has been answered (HeadFirst)
+	recheck  bool     // target is a hop whose checks must run again on resume
 	start    time.Time
 }
 

@@ -47,7 +47,7 @@ func (g *discoveringGraph) UpsertLinks(links []*linkgraph.Link) error {
 	}
 	var fresh map[uuid.UUID]linkgraph.Link
 	for _, l := range links {
-		if !l.RetrievedAt.Before(g.run.cutoff) || g.run.frontier.isSeen(l.ID) {
+		if !l.RetrievedAt.Before(g.run.cutoff) || g.run.frontier.isSeen(l.URL) {
 			continue
 		}
 		if fresh == nil {

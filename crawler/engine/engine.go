@@ -212,6 +212,9 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 	if r.frontier.robots != nil {
 		cfg.Gates = append(cfg.Gates, r.frontier.robots)
 	}
+	// Last, so that a redirect target is claimed only once every other
+	// check has let it through.
+	cfg.Gates = append(cfg.Gates, r.frontier)
 	return cfg
 }
 
@@ -276,7 +279,7 @@ func (r *Run) queuePending() (int, error) {
 	n := 0
 	for it.Next() {
 		l := it.Link()
-		if r.frontier.isSeen(l.ID) {
+		if r.frontier.isSeen(l.URL) {
 			continue
 		}
 		u, err := url.Parse(l.URL)

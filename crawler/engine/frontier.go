@@ -114,7 +114,7 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped || !f.seen.add(l.ID) {
+	if f.stopped || !f.seen.add(l.URL) {
 		return false, nil
 	}
 	if f.linksQueued >= f.maxQueued {
@@ -155,11 +155,33 @@ func (f *frontier) refillLocked() error {
 	})
 }
 
-// isSeen reports whether the link was queued in this run.
-func (f *frontier) isSeen(id uuid.UUID) bool {
+// isSeen reports whether the URL was claimed in this run.
+func (f *frontier) isSeen(url string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.seen.has(id)
+	return f.seen.has(url)
+}
+
+// claim claims a redirect target for the page being fetched; it reports
+// false if the URL was claimed before in this run (queued as a link, or
+// the target of another redirect), whose own fetch covers it.
+func (f *frontier) claim(url string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen.add(url)
+}
+
+// Admit implements crawler.Gate: a page's own URL was claimed when it was
+// queued.
+func (f *frontier) Admit(context.Context, *url.URL) error { return nil }
+
+// AdmitRedirect implements crawler.RedirectGate: a redirect target already
+// claimed in this run is not fetched again through the redirect.
+func (f *frontier) AdmitRedirect(_ context.Context, u *url.URL) error {
+	if !f.claim(u.String()) {
+		return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, which this crawl fetches on its own", u))
+	}
+	return nil
 }
 
 // depthOf returns the depth at which a page in flight was handed out.

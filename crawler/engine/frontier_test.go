@@ -28,7 +28,7 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 			if ok, err := f.add(linkgraph.Link{ID: id, URL: "http://h/" + strconv.Itoa(i)}, depth); !ok || err != nil {
 				t.Fatalf("link %d not queued: %v", i, err)
 			}
-			if ok, _ := f.add(linkgraph.Link{ID: id, URL: "http://h/again"}, 0); ok {
+			if ok, _ := f.add(linkgraph.Link{ID: id, URL: "http://h/" + strconv.Itoa(i)}, 0); ok {
 				t.Fatalf("link %d queued twice", i)
 			}
 		}

@@ -2,15 +2,17 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
+	"hash/fnv"
 
 	"github.com/google/uuid"
 )
 
-// seenSet records the links queued in a run, by the first 8 bytes of their
-// ID: link IDs are random (version 4), so two links of one crawl sharing
-// them is a one-in-2^40 event even at a million links, and a set of
-// uint64 costs a fraction of one of UUIDs. It holds at most max entries;
+// seenSet records the URLs claimed in a run (links queued, and redirect
+// targets followed), by a 64-bit hash of the URL: two URLs of one crawl
+// sharing it is a one-in-2^40 event even at a million links, and a set of
+// uint64 costs a fraction of one of strings. URLs rather than link IDs, so
+// that a redirect target, which has no ID until it is stored, is claimed
+// by the same set. It holds at most max entries;
 // beyond that it records nothing more and says so (overflowed), and the
 // frontier asks the graph instead whether a link was crawled.
 type seenSet struct {
@@ -23,12 +25,16 @@ func newSeenSet(max int) *seenSet {
 	return &seenSet{m: make(map[uint64]struct{}), max: max}
 }
 
-func key(id uuid.UUID) uint64 { return binary.BigEndian.Uint64(id[:8]) }
+func key(url string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	return h.Sum64()
+}
 
-// add records id and reports whether it was new. Once the set is full,
-// every id not recorded counts as new.
-func (s *seenSet) add(id uuid.UUID) bool {
-	k := key(id)
+// add records url and reports whether it was new. Once the set is full,
+// every url not recorded counts as new.
+func (s *seenSet) add(url string) bool {
+	k := key(url)
 	if _, ok := s.m[k]; ok {
 		return false
 	}
@@ -40,8 +46,8 @@ func (s *seenSet) add(id uuid.UUID) bool {
 	return true
 }
 
-func (s *seenSet) has(id uuid.UUID) bool {
-	_, ok := s.m[key(id)]
+func (s *seenSet) has(url string) bool {
+	_, ok := s.m[key(url)]
 	return ok
 }
 
