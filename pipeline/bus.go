@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-multierror"
@@ -43,5 +45,28 @@ func (b *errorBus) collect(stage int, errCh <-chan error, collected chan<- struc
 func (b *errorBus) err() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.errs != nil {
+		b.errs.ErrorFormat = oneLine
+	}
 	return b.errs.ErrorOrNil()
+}
+
+// oneLine formats joined errors the way errors.Join's are read in a log
+// or a command's one-line failure: the only error as it is, several
+// separated by "; " and counted. go-multierror's own format spreads them
+// over lines with bullets, which reads as "1 error occurred:; * ...; ;"
+// once flattened.
+func oneLine(errs []error) string {
+	if len(errs) == 1 {
+		return errs[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d errors: ", len(errs))
+	for i, err := range errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(err.Error())
+	}
+	return b.String()
 }

@@ -44,7 +44,10 @@ func (p *Pipeline) Stats() Stats {
 // It returns nil when every payload has been handled. The first error from
 // the source, a stage or the sink cancels the run; Process then returns a
 // *multierror.Error holding every error reported, first error first, each an
-// *Error saying where it happened. Errors that components report because
+// *Error saying where it happened. Its message is one line (the only
+// error, or "N errors: a; b"), and errors.Is and errors.As reach every
+// error it holds, as with errors.Join, which the other packages of this
+// module use to join errors. Errors that components report because
 // the run was canceled (such as a processor returning ctx.Err()) are kept
 // too. If ctx is done when the run ends and no component reported an error,
 // Process returns an error wrapping ctx.Err(); either way errors.Is finds
