@@ -33,8 +33,17 @@ const (
 	DefaultMaxRetryAfter = 30 * time.Second
 )
 
-// RetryPolicy says when and how often a RetryingGetter sends a request
-// again. The zero value gives the defaults above.
+// RetryPolicy says when and how often a failed request is sent again: by
+// the fetch stage (Config.Retry) and by a RetryingGetter. The zero value
+// gives the defaults above.
+//
+// It is not pipeline.RetryPolicy, on purpose: that one retries any
+// processor's error in place, counting attempts, with no notion of HTTP.
+// A request is retried on its status and Retry-After, and the fetch stage
+// must not wait for it in place: with a RequestScheduler it parks the page
+// for the backoff and takes the host's turn again, which a processor-level
+// retry cannot do. MaxRetries counts retries (as the command's --retries
+// does), not attempts.
 type RetryPolicy struct {
 	// MaxRetries bounds the retries of one request (so it is sent at most
 	// MaxRetries+1 times). Zero means DefaultMaxRetries; negative means
@@ -94,9 +103,13 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 // not complete anyway. As the Fetcher's context covers the whole fetch,
 // Config.FetchTimeout bounds the retries too.
 //
-// Only requests without a body, or with GetBody, are retried. Set it as
-// Config.URLGetter, wrapping the getter that does the requests; it is safe
+// Only requests without a body, or with GetBody, are retried. It is safe
 // for concurrent use.
+//
+// The crawl itself does not use it: the fetch stage retries with the same
+// decision (RetryPolicy.Decide) as a step it can park between, so that no
+// worker sleeps through a backoff. RetryingGetter is for requests outside
+// the pipeline, where waiting in place is what the caller wants.
 type RetryingGetter struct {
 	next   URLGetter
 	policy RetryPolicy

@@ -10,6 +10,11 @@ import (
 
 // RetryPolicy configures Retry. The zero value retries every error up to 3
 // attempts in all, waiting about 10ms, then 20ms, with ±20% jitter.
+//
+// It retries a processor in place and knows nothing of what the processor
+// does; the crawler's HTTP retries have a policy of their own
+// (crawler.RetryPolicy: statuses, Retry-After, and a page parked rather
+// than a worker waiting), which counts retries where this counts attempts.
 type RetryPolicy struct {
 	// MaxAttempts is the number of calls, the first included; 0 means 3.
 	MaxAttempts int
