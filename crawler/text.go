@@ -18,18 +18,26 @@ import (
 )
 
 // TextExtractor is the text extraction stage: it fills in Payload.Title
-// and TextContent with plain text fit for a full-text index.
+// and TextContent with plain text fit for a full-text index: what a reader
+// of the page sees, in one pass of the HTML tokenizer.
 //
-// The text is what bluemonday's strict policy (with a space for every
-// stripped tag) keeps of the page: every tag removed, and the contents of
-// script, style, noscript, iframe, object, frame, frameset, noembed,
-// noframes, nostyle and title elements dropped. It is computed in one pass
-// of the HTML tokenizer rather than by bluemonday itself, which builds an
-// escaped HTML document token by token only for this stage to decode it
-// again, at twice the cost; a differential test and fuzz target hold the
-// two to the same output. Character references are decoded, whitespace
-// runs collapsed to one space and invalid UTF-8 replaced. The title is the
-// text of the first <title> before <body>, treated the same way.
+// The text is the page's text nodes, with:
+//
+//   - the contents of elements a reader does not see dropped: script,
+//     style, noscript, template, iframe, object, frame, frameset, noembed,
+//     noframes, nostyle, and title (which is the page's Title instead);
+//   - words separated where a browser separates them: at block-level
+//     elements (paragraphs, headings, lists and their items, divisions,
+//     tables and their cells, ...), at <br>, at replaced elements such as
+//     <img> and form controls; and not at inline elements, so that
+//     "H<sub>2</sub>O", "<em>un</em>believable" and a drop cap
+//     "<span>T</span>he" stay one word each;
+//   - character references decoded, every run of whitespace collapsed to
+//     one space, invalid UTF-8 replaced with U+FFFD.
+//
+// A self-closed raw-text element (<script src="a.js"/>, as XHTML writes
+// it) is empty, as an XHTML parser reads it. The title is the text of the
+// first <title> before <body> that is not inside SVG or MathML.
 type TextExtractor struct{}
 
 // NewTextExtractor returns the text extraction stage.
@@ -56,16 +64,30 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	return p, nil
 }
 
-// skipContent are the elements whose content is not text, as in
-// bluemonday's policies.
+// skipContent are the elements whose content a reader does not see.
 var skipContent = map[atom.Atom]bool{
 	atom.Frame: true, atom.Frameset: true, atom.Iframe: true, atom.Noembed: true,
 	atom.Noframes: true, atom.Noscript: true, atom.Object: true, atom.Script: true,
-	atom.Style: true, atom.Title: true,
+	atom.Style: true, atom.Template: true, atom.Title: true,
+}
+
+// inlineElements are the elements that do not separate words: the text
+// inside them runs on with the text around them, as a browser renders it.
+// Every other tag (block-level elements, <br>, table cells, replaced
+// elements, unknown tags) writes a space.
+var inlineElements = map[atom.Atom]bool{
+	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true,
+	atom.Big: true, atom.Cite: true, atom.Code: true, atom.Data: true, atom.Del: true,
+	atom.Dfn: true, atom.Em: true, atom.Font: true, atom.I: true, atom.Ins: true,
+	atom.Kbd: true, atom.Label: true, atom.Mark: true, atom.Nobr: true, atom.Q: true,
+	atom.Rp: true, atom.Rt: true, atom.Ruby: true, atom.S: true, atom.Samp: true,
+	atom.Small: true, atom.Span: true, atom.Strike: true, atom.Strong: true,
+	atom.Sub: true, atom.Sup: true, atom.Time: true, atom.Tt: true, atom.U: true,
+	atom.Var: true, atom.Wbr: true,
 }
 
 // extractText writes the visible text of body to w, with a space for every
-// tag, and returns the text of the first <title> before <body> (nil if
+// tag that separates words, and returns the text of the first <title> before <body> (nil if
 // there is none), both with character references decoded but whitespace
 // left as it is.
 func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
@@ -110,7 +132,9 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 				continue
 			}
 			rawScript = false
-			w.WriteByte(' ')
+			if !inlineElements[a] {
+				w.WriteByte(' ')
+			}
 			if tt == xhtml.SelfClosingTagToken {
 				continue
 			}

@@ -7,9 +7,12 @@ import (
 
 	"github.com/microcosm-cc/bluemonday"
 	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
-// bluemondayText is the text extraction the stage is held to: bluemonday's
+// bluemondayText is a second opinion on the parts of text extraction
+// where a sanitiser and a reader agree (skipped elements, references,
+// whitespace, broken markup): bluemonday's
 // strict policy with a space for each stripped tag, then cleaned up.
 func bluemondayText(t testing.TB, body []byte) string {
 	t.Helper()
@@ -68,10 +71,32 @@ func selfClosedRawTextIn(body []byte) bool {
 func isSkipContent(z *xhtml.Tokenizer) bool {
 	name, _ := z.TagName()
 	switch string(name) {
-	case "frame", "frameset", "iframe", "noembed", "noframes", "noscript", "nostyle", "object", "title":
+	case "frame", "frameset", "iframe", "noembed", "noframes", "noscript", "nostyle", "object", "title", "template":
 		return true
 	}
 	return false
+}
+
+// readerOnly reports whether body has what extractText treats as a reader
+// sees it and bluemonday as a sanitiser does: inline elements (no space
+// between "H<sub>2</sub>O"), template contents, self-closed raw-text
+// elements. Such pages are held to the specification tests instead.
+func readerOnly(body []byte) bool {
+	if selfClosedRawTextIn(body) {
+		return true
+	}
+	z := xhtml.NewTokenizer(bytes.NewReader(body))
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return false
+		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
+			name, _ := z.TagName()
+			if a := atom.Lookup(name); inlineElements[a] || a == atom.Template {
+				return true
+			}
+		}
+	}
 }
 
 func extractedText(t testing.TB, body []byte) string {
@@ -105,13 +130,21 @@ func TestExtractTextMatchesBluemonday(t *testing.T) {
 		bodies = append(bodies, []byte(c))
 	}
 	bodies = append(bodies, benchPage())
+	compared := 0
 	for _, b := range bodies {
-		if strayEndTag(b) || selfClosedRawTextIn(b) {
-			t.Fatalf("case %q has a stray end tag or a self-closed raw-text element; it cannot be compared", b)
+		if strayEndTag(b) {
+			t.Fatalf("case %q has a stray end tag; it cannot be compared", b)
 		}
+		if readerOnly(b) {
+			continue
+		}
+		compared++
 		if got, want := extractedText(t, b), bluemondayText(t, b); got != want {
 			t.Errorf("extractText(%q)\n = %q\nbluemonday: %q", b, got, want)
 		}
+	}
+	if compared < len(textDiffCases)/2 {
+		t.Errorf("only %d cases compared", compared)
 	}
 }
 
@@ -128,7 +161,7 @@ func FuzzExtractTextMatchesBluemonday(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if strayEndTag(body) || selfClosedRawTextIn(body) {
+		if strayEndTag(body) || readerOnly(body) {
 			t.Skip()
 		}
 		if got, want := extractedText(t, body), bluemondayText(t, body); got != want {
