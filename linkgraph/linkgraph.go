@@ -27,6 +27,11 @@ var (
 	// empty, longer than MaxURLLength, not valid UTF-8 or contains a NUL
 	// byte (which no SQL text column accepts).
 	ErrInvalidLink = errors.New("linkgraph: invalid link")
+
+	// ErrCorrupt is returned (wrapped) by a backend whose stored data is
+	// damaged (a file overwritten, a disk error): the operation failed and
+	// no later one on the same graph can be trusted.
+	ErrCorrupt = errors.New("linkgraph: store is corrupt")
 )
 
 // MaxURLLength is the longest URL, in bytes, the graph stores. It is the

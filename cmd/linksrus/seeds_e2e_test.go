@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -115,5 +117,38 @@ func TestNumbersAreTrue(t *testing.T) {
 	r = linksrus(t, nil, "search", "--data", data, "--offset", "100000000", "gophers")
 	if !strings.Contains(r.stdout, "No results past 100000000: 2 pages match") {
 		t.Errorf("search past the end:\n%s%s", r.stdout, r.stderr)
+	}
+}
+
+// A damaged graph.db is one line on stderr and exit 1 for every command,
+// never a panic.
+func TestCorruptGraphIsOneLine(t *testing.T) {
+	site := newTestSite(t, 30, 0)
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d: %s", r.code, r.stderr)
+	}
+	path := filepath.Join(data, "graph.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Garbage over everything but the meta pages: every tree page is hit.
+	for i := 8192; i < len(b); i++ {
+		b[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL + "/"},
+		{"stats", "--data", data},
+		{"search", "--data", data, "gophers"},
+	} {
+		r := linksrus(t, nil, args...)
+		if r.code != exitFailure || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
+			!strings.Contains(r.stderr, "corrupt") || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("%s on a damaged graph: exit %d\n%s", args[0], r.code, r.stderr)
+		}
 	}
 }

@@ -72,7 +72,7 @@ var (
 
 // Graph is a linkgraph.Graph stored in a bbolt file.
 type Graph struct {
-	db *bbolt.DB
+	db *store
 }
 
 var _ linkgraph.Graph = (*Graph)(nil)
@@ -89,25 +89,38 @@ func Open(path string, opts Options) (*Graph, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout: timeout,
-		NoSync:  opts.NoSync,
-		// The free list is rebuilt from the file on open instead of being
-		// written on every commit, which makes commits cheaper.
-		NoFreelistSync: true,
-		FreelistType:   bbolt.FreelistMapType,
+	if err := validate(path); err != nil {
+		return nil, fmt.Errorf("bolt graph: open: %w", err)
+	}
+	var db *bbolt.DB
+	err := guarded(path, func(any) {}, func() (err error) {
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{
+			Timeout: timeout,
+			NoSync:  opts.NoSync,
+			// The free list is rebuilt from the file on open instead of
+			// being written on every commit, which makes commits cheaper.
+			NoFreelistSync: true,
+			FreelistType:   bbolt.FreelistMapType,
+		})
+		return err
 	})
+	if errors.Is(err, linkgraph.ErrCorrupt) {
+		return nil, fmt.Errorf("bolt graph: open: %w", err)
+	}
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
-	if err := db.Update(initSchema); err != nil {
-		_ = db.Close()
+	st := &store{db: db, path: path}
+	if err := st.update(initSchema); err != nil {
+		if !st.broken.Load() {
+			_ = db.Close()
+		}
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
-	return &Graph{db: db}, nil
+	return &Graph{db: st}, nil
 }
 
 func initSchema(tx *bbolt.Tx) error {
@@ -164,11 +177,16 @@ func parseURL(u *url.URL) (string, Options, error) {
 // Close closes the database file. It waits for running transactions; open
 // iterators hold none between pages.
 func (g *Graph) Close() error {
-	if err := g.db.Close(); err != nil {
+	if g.db.broken.Load() {
+		// A transaction cut short by the damage may hold bbolt's lock;
+		// closing would wait for it forever.
+		return nil
+	}
+	if err := g.db.db.Close(); err != nil {
 		return fmt.Errorf("bolt graph: close: %w", err)
 	}
 	return nil
 }
 
 // Path returns the database file's path.
-func (g *Graph) Path() string { return g.db.Path() }
+func (g *Graph) Path() string { return g.db.path }

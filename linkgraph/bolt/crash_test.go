@@ -92,7 +92,7 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatalf("reopen after SIGKILL: %v", err)
 	}
 	defer g.Close()
-	err = g.db.View(func(tx *bbolt.Tx) error {
+	err = g.db.view(func(tx *bbolt.Tx) error {
 		for err := range tx.Check() {
 			return err
 		}

@@ -49,7 +49,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		}
 		return bytes.Compare(b.Keys[x].Dst[:], b.Keys[y].Dst[:])
 	})
-	err = g.db.Update(func(tx *bbolt.Tx) error {
+	err = g.db.update(func(tx *bbolt.Tx) error {
 		linksB, edgesB := tx.Bucket(bucketLinks), tx.Bucket(bucketEdges)
 		for _, i := range order {
 			k := b.Keys[i]
@@ -88,7 +88,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 
 // Edges implements linkgraph.Graph.
 func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error) {
-	if err := g.db.View(func(*bbolt.Tx) error { return nil }); err != nil {
+	if err := g.db.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: edges: %w", err)
 	}
 	before := graphutil.Bound(updatedBefore)
@@ -108,7 +108,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
 	before := graphutil.Bound(updatedBefore)
-	err := g.db.Update(func(tx *bbolt.Tx) error {
+	err := g.db.update(func(tx *bbolt.Tx) error {
 		edgesB := tx.Bucket(bucketEdges)
 		// Deleting while a cursor walks can skip entries, so collect first.
 		var stale [][]byte

@@ -24,7 +24,7 @@ const (
 // [from, to), keeping the records decode accepts; its fetch reads one page
 // for a graphutil.Pager.
 type scan[T any] struct {
-	db     *bbolt.DB
+	db     *store
 	bucket []byte
 	from   uuid.UUID
 	to     uuid.UUID
@@ -47,7 +47,7 @@ func (s *scan[T]) pager() *graphutil.Pager[T] {
 func (s *scan[T]) fetch() (page []*T, more bool, err error) {
 	s.buf = s.buf[:0]
 	more = true
-	err = s.db.View(func(tx *bbolt.Tx) error {
+	err = s.db.view(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(s.bucket).Cursor()
 		var k, v []byte
 		if s.lastKey == nil {

@@ -62,7 +62,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	// Keys are written in sorted order: bbolt splits nodes only at commit,
 	// so random-order inserts into one transaction shift ever larger nodes
 	// and a batch of n links cost O(n²) (a 40,000-link page took seconds).
-	err = g.db.Update(func(tx *bbolt.Tx) error {
+	err = g.db.update(func(tx *bbolt.Tx) error {
 		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
 		order := make([]int, len(b.URLs))
 		for i := range order {
@@ -121,7 +121,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 // link of b exists with a RetrievedAt no older than b asks for.
 func (g *Graph) lookupLinks(b *graphutil.LinkBatch, ids []uuid.UUID, at []time.Time) (bool, error) {
 	complete := true
-	err := g.db.View(func(tx *bbolt.Tx) error {
+	err := g.db.view(func(tx *bbolt.Tx) error {
 		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
 		for i, u := range b.URLs {
 			v := urlsB.Get([]byte(u))
@@ -147,7 +147,7 @@ func (g *Graph) lookupLinks(b *graphutil.LinkBatch, ids []uuid.UUID, at []time.T
 // FindLink implements linkgraph.Graph.
 func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 	var l *linkgraph.Link
-	err := g.db.View(func(tx *bbolt.Tx) error {
+	err := g.db.view(func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketLinks).Get(id[:])
 		if v == nil {
 			return linkgraph.ErrNotFound
@@ -165,7 +165,7 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 // Links implements linkgraph.Graph.
 func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error) {
 	// Fail now rather than on the first Next if the graph is closed.
-	if err := g.db.View(func(*bbolt.Tx) error { return nil }); err != nil {
+	if err := g.db.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: links: %w", err)
 	}
 	before := graphutil.Bound(retrievedBefore)
