@@ -18,6 +18,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/pagerank"
 )
 
 // crawlOptions are the crawl command's flags.
@@ -50,6 +51,7 @@ type crawlOptions struct {
 	headFirst     bool
 	sortQuery     bool
 	stripTracking bool
+	rank          bool
 }
 
 // stringList is a repeatable flag.
@@ -85,6 +87,7 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.BoolVar(&o.headFirst, "head-first", false, "send HEAD before GET to skip non-HTML without downloading it")
 	fs.BoolVar(&o.sortQuery, "sort-query", false, "sort query parameters when normalising URLs (fewer duplicates, but some sites care about order)")
 	fs.BoolVar(&o.stripTracking, "strip-tracking", false, "drop utm_*, gclid and fbclid query parameters when normalising URLs")
+	fs.BoolVar(&o.rank, "rank", true, "compute PageRank at the end of each crawl (embedded graph only: with a shared database, run 'linksrus rank' once instead)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to `FILE`")
 	fs.DurationVar(&o.idleExit, "partition-idle", 5*time.Second, "with --partition: finish after `D` without new links in this share")
 }
@@ -348,6 +351,11 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	if report != nil {
 		if err := report.write(o.report, s, run, st.graph); err != nil {
 			crawlErr = errors.Join(crawlErr, err)
+		}
+	}
+	if o.rank && o.stores.embeddedGraph() && st.index != nil && sum.Pages > 0 && crawlErr == nil && !interrupted && ctx.Err() == nil {
+		if err := rank(ctx, env, st, pagerank.DefaultMemoryLimit); err != nil {
+			crawlErr = err
 		}
 	}
 	switch {

@@ -6,6 +6,7 @@
 //	linksrus crawl [flags] URL...   crawl from the given seeds
 //	linksrus search [flags] QUERY   search the crawled pages
 //	linksrus stats [flags]          summarise the link graph and the index
+//	linksrus rank [flags]           compute PageRank and store it in the index
 //	linksrus --version              the version it was built from
 //
 // By default everything is kept in an embedded data directory (--data,
@@ -56,6 +57,7 @@ var commands = []command{
 	{"crawl", "crawl web sites from seed URLs into the link graph and text index", runCrawl},
 	{"search", "search the crawled pages", runSearch},
 	{"stats", "summarise the link graph and the text index", runStats},
+	{"rank", "compute PageRank over the link graph and store it in the index", runRank},
 }
 
 // environment is what a command may touch outside itself, so that tests can

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/linksrus/linksrus/pagerank"
+)
+
+// runRank computes PageRank over the link graph and writes the scores to
+// the index, where search combines them with relevance.
+func runRank(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "rank", "rank [flags]")
+	var sf storeFlags
+	sf.register(fs, env)
+	memLimit := fs.Int64("memory", pagerank.DefaultMemoryLimit, "keep at most `BYTES` of edges in memory (8 an edge); the rest goes to a temporary file")
+	rest, err := parseFlags(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError(env, fs, "unexpected arguments: %v", rest)
+	}
+	if sf.index == "none" {
+		return usageError(env, fs, "--index none: there is no index to write the scores to")
+	}
+	if *memLimit <= 0 {
+		return usageError(env, fs, "--memory must be positive")
+	}
+	st, err := openStores(ctx, &sf, true, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return rank(ctx, env, st, *memLimit)
+}
+
+// rank computes and writes the scores, and says what it did.
+func rank(ctx context.Context, env *environment, st *stores, memLimit int64) error {
+	start := time.Now()
+	res, err := pagerank.Compute(ctx, st.graph, pagerank.Options{MemoryLimit: memLimit})
+	if err != nil {
+		return fmt.Errorf("rank: %w", err)
+	}
+	computed := time.Since(start)
+	if err := res.Write(ctx, st.index, 0); err != nil {
+		return fmt.Errorf("rank: %w", err)
+	}
+	fmt.Fprintf(env.stdout, "ranked %d pages over %d edges in %d iterations (%.2fs, scores written in %.2fs)\n",
+		len(res.IDs), res.Edges, res.Iterations, computed.Seconds(), time.Since(start).Seconds()-computed.Seconds())
+	return nil
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A crawl ranks the pages at its end: search --json shows non-zero
+// PageRank, and the home page, linked from every page, ranks above a leaf
+// for a word both contain.
+func TestCrawlRanksPages(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<title>Home</title><p>gopher home</p><a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
+		case "/a", "/b":
+			fmt.Fprintf(w, `<title>%s</title><p>other words</p><a href="/">home</a>`, r.URL.Path)
+		case "/c":
+			fmt.Fprint(w, `<title>Leaf</title><p>gopher gopher gopher leaf</p>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/")
+	if r.code != 0 || !strings.Contains(r.stdout, "ranked 4 pages") {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "--json", "gopher")
+	var out struct {
+		Results []struct {
+			URL      string  `json:"url"`
+			PageRank float64 `json:"pagerank"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, r.stdout)
+	}
+	if len(out.Results) != 2 || out.Results[0].URL != site.URL+"/" || out.Results[0].PageRank <= out.Results[1].PageRank || out.Results[1].PageRank <= 0 {
+		t.Errorf("results %+v: want the home page first, both with PageRank", out.Results)
+	}
+	if r := linksrus(t, nil, "rank", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "ranked 4 pages") {
+		t.Errorf("rank: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

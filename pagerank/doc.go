@@ -1,0 +1,16 @@
+// Package pagerank computes PageRank over a link graph and writes the
+// scores to a text index, where search combines them with relevance.
+//
+// Compute reads the graph once: its links, numbered densely, and its
+// edges, kept as pairs of those numbers (8 bytes an edge) in memory up to
+// Options.MemoryLimit and in a temporary file beyond it. It then iterates
+// over that array, not over the store: PageRank with damping d (0.85),
+// where a page's rank is shared equally among the pages it links to and
+// the rank of pages without outgoing edges (dangling pages) is spread
+// evenly over all pages, until the L1 change of the rank vector between
+// two iterations is below Options.Tolerance (1e-6) or Options.MaxIterations
+// (100) is reached. Ranks sum to 1.
+//
+// Write stores the scores with UpdateScore, concurrently, so that an index
+// that groups its commits (the embedded SQLite index) commits many at once.
+package pagerank

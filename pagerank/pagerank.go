@@ -1,0 +1,310 @@
+package pagerank
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/linkgraph"
+)
+
+// Defaults of the Options fields left zero.
+const (
+	DefaultDamping       = 0.85
+	DefaultTolerance     = 1e-6
+	DefaultMaxIterations = 100
+	// DefaultMemoryLimit is how many bytes of edge pairs are kept in
+	// memory before the rest goes to a temporary file: 32 million edges.
+	DefaultMemoryLimit = 256 << 20
+)
+
+// Graph is what Compute reads; every linkgraph backend implements it.
+type Graph interface {
+	Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error)
+	Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error)
+}
+
+// Options configure Compute. Zero fields take the defaults above.
+type Options struct {
+	Damping       float64
+	Tolerance     float64
+	MaxIterations int
+	// MemoryLimit bounds the bytes of edges held in memory (8 an edge).
+	MemoryLimit int64
+	// TempDir is where edges beyond MemoryLimit go; default os.TempDir().
+	TempDir string
+}
+
+// Result is the rank of every link of the graph.
+type Result struct {
+	IDs    []uuid.UUID
+	Scores []float64 // Scores[i] is the rank of IDs[i]; they sum to 1
+	Edges  int64
+	// Iterations made, and the L1 change of the last one.
+	Iterations int
+	Delta      float64
+}
+
+// ErrOptions is wrapped for options Compute cannot use.
+var ErrOptions = errors.New("pagerank: invalid options")
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Damping == 0 {
+		o.Damping = DefaultDamping
+	}
+	if o.Tolerance == 0 {
+		o.Tolerance = DefaultTolerance
+	}
+	if o.MaxIterations == 0 {
+		o.MaxIterations = DefaultMaxIterations
+	}
+	if o.MemoryLimit == 0 {
+		o.MemoryLimit = DefaultMemoryLimit
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	switch {
+	case o.Damping < 0 || o.Damping >= 1 || math.IsNaN(o.Damping):
+		return o, fmt.Errorf("%w: damping %v not in [0, 1)", ErrOptions, o.Damping)
+	case o.Tolerance < 0, o.MaxIterations < 0, o.MemoryLimit < 0:
+		return o, fmt.Errorf("%w: negative value", ErrOptions)
+	}
+	return o, nil
+}
+
+// Compute reads g and returns the rank of each of its links. It honours
+// ctx between pages of the graph and between iterations.
+func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	far := time.Now().Add(24 * time.Hour)
+	it, err := g.Links(uuid.Nil, uuid.Nil, far)
+	if err != nil {
+		return nil, fmt.Errorf("pagerank: read links: %w", err)
+	}
+	res := &Result{}
+	index := make(map[uuid.UUID]uint32)
+	for it.Next() {
+		id := it.Link().ID
+		if _, dup := index[id]; !dup {
+			index[id] = uint32(len(res.IDs))
+			res.IDs = append(res.IDs, id)
+		}
+		if len(res.IDs)%4096 == 0 && ctx.Err() != nil {
+			it.Close()
+			return nil, fmt.Errorf("pagerank: %w", ctx.Err())
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, fmt.Errorf("pagerank: read links: %w", err)
+	}
+	n := len(res.IDs)
+	if n == 0 {
+		return res, nil
+	}
+
+	edges := newEdgeStore(o.MemoryLimit, o.TempDir)
+	defer edges.close()
+	out := make([]uint32, n)
+	eit, err := g.Edges(uuid.Nil, uuid.Nil, far)
+	if err != nil {
+		return nil, fmt.Errorf("pagerank: read edges: %w", err)
+	}
+	for eit.Next() {
+		e := eit.Edge()
+		s, ok1 := index[e.Src]
+		d, ok2 := index[e.Dst]
+		if !ok1 || !ok2 {
+			continue // a link added since the links were read
+		}
+		if err := edges.add(s, d); err != nil {
+			eit.Close()
+			return nil, err
+		}
+		out[s]++
+		res.Edges++
+		if res.Edges%65536 == 0 && ctx.Err() != nil {
+			eit.Close()
+			return nil, fmt.Errorf("pagerank: %w", ctx.Err())
+		}
+	}
+	if err := errors.Join(eit.Error(), eit.Close()); err != nil {
+		return nil, fmt.Errorf("pagerank: read edges: %w", err)
+	}
+	index = nil // the pairs are all that is needed from here on
+
+	rank := make([]float64, n)
+	next := make([]float64, n)
+	for i := range rank {
+		rank[i] = 1 / float64(n)
+	}
+	// share[i] is what page i gives each page it links to.
+	share := make([]float64, n)
+	d := o.Damping
+	for res.Iterations < o.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("pagerank: %w", err)
+		}
+		dangling := 0.0
+		for i, r := range rank {
+			if out[i] == 0 {
+				dangling += r
+				share[i] = 0
+			} else {
+				share[i] = r / float64(out[i])
+			}
+		}
+		base := (1-d)/float64(n) + d*dangling/float64(n)
+		for i := range next {
+			next[i] = base
+		}
+		if err := edges.each(func(s, t uint32) { next[t] += d * share[s] }); err != nil {
+			return nil, err
+		}
+		delta := 0.0
+		for i := range rank {
+			delta += math.Abs(next[i] - rank[i])
+		}
+		rank, next = next, rank
+		res.Iterations++
+		res.Delta = delta
+		if delta < o.Tolerance {
+			break
+		}
+	}
+	res.Scores = rank
+	return res, nil
+}
+
+// Scorer is what Write stores scores in; every textindex backend
+// implements it.
+type Scorer interface {
+	UpdateScore(linkID uuid.UUID, score float64) error
+}
+
+// Write stores every score of r in idx, from workers goroutines at once
+// (16 if workers is 0), and returns the first error. Links without a
+// document in the index get their score recorded for when they are
+// indexed (textindex.Indexer.UpdateScore).
+func (r *Result) Write(ctx context.Context, idx Scorer, workers int) error {
+	if workers <= 0 {
+		workers = 16
+	}
+	jobs := make(chan int)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs error
+	)
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				if err := idx.UpdateScore(r.IDs[i], r.Scores[i]); err != nil {
+					mu.Lock()
+					errs = errors.Join(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	var err error
+loop:
+	for i := range r.IDs {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break loop
+		}
+		mu.Lock()
+		failed := errs != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := errors.Join(err, errs); err != nil {
+		return fmt.Errorf("pagerank: write scores: %w", err)
+	}
+	return nil
+}
+
+// edgeStore holds edges as pairs of link numbers: in memory up to a limit,
+// then appended to a temporary file, read back sequentially at every
+// iteration.
+type edgeStore struct {
+	limit int64
+	dir   string
+	mem   []uint32 // s0, t0, s1, t1, ...
+	file  *os.File
+	w     *bufio.Writer
+}
+
+func newEdgeStore(limit int64, dir string) *edgeStore {
+	return &edgeStore{limit: limit, dir: dir}
+}
+
+func (e *edgeStore) add(s, t uint32) error {
+	if e.file == nil && int64(len(e.mem)+2)*4 <= e.limit {
+		e.mem = append(e.mem, s, t)
+		return nil
+	}
+	if e.file == nil {
+		f, err := os.CreateTemp(e.dir, "linksrus-pagerank-*.edges")
+		if err != nil {
+			return fmt.Errorf("pagerank: spill edges: %w", err)
+		}
+		_ = os.Remove(f.Name()) // nothing left behind, whatever happens
+		e.file, e.w = f, bufio.NewWriterSize(f, 1<<20)
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:], s)
+	binary.LittleEndian.PutUint32(b[4:], t)
+	if _, err := e.w.Write(b[:]); err != nil {
+		return fmt.Errorf("pagerank: spill edges: %w", err)
+	}
+	return nil
+}
+
+func (e *edgeStore) each(fn func(s, t uint32)) error {
+	for i := 0; i+1 < len(e.mem); i += 2 {
+		fn(e.mem[i], e.mem[i+1])
+	}
+	if e.file == nil {
+		return nil
+	}
+	if err := e.w.Flush(); err != nil {
+		return fmt.Errorf("pagerank: spill edges: %w", err)
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(e.file, 0, 1<<62), 1<<20)
+	var b [8]byte
+	for {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("pagerank: read spilled edges: %w", err)
+		}
+		fn(binary.LittleEndian.Uint32(b[:]), binary.LittleEndian.Uint32(b[4:]))
+	}
+}
+
+func (e *edgeStore) close() {
+	if e.file != nil {
+		e.file.Close()
+	}
+}
