@@ -23,18 +23,11 @@ const (
 // reading the name where the tokenizer does: from after the '<' to the first
 // space, '/' or '>'. Only ASCII letters fold, as in the tokenizer.
 func rawTagName(raw []byte) tagKind {
-	end := 1
-	for end < len(raw) {
-		c := raw[end]
-		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
-			break
-		}
-		end++
-	}
-	if end > 5 {
+	name := rawName(raw)
+	if len(name) > 4 {
 		return tagOther
 	}
-	switch name := raw[1:end]; {
+	switch {
 	case equalLower(name, "a"), equalLower(name, "area"):
 		return tagLink
 	case equalLower(name, "base"):
@@ -43,6 +36,23 @@ func rawTagName(raw []byte) tagKind {
 		return tagMeta
 	}
 	return tagOther
+}
+
+// rawName returns the tag name of raw, a start tag as the tokenizer saw
+// it ("<a href=x>"), as written (not lower-cased).
+func rawName(raw []byte) []byte {
+	if len(raw) < 2 {
+		return nil
+	}
+	end := 1
+	for end < len(raw) {
+		c := raw[end]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		end++
+	}
+	return raw[1:end]
 }
 
 // equalLower reports whether b equals the lower-case ASCII word want, with
@@ -193,15 +203,7 @@ var rawTextTags = []string{"script", "style", "textarea", "title", "iframe", "no
 // and leak markup into the text. The extractors then call
 // NextIsNotRawText, as an XHTML parser would.
 func selfClosedRawText(raw []byte) bool {
-	end := 1
-	for end < len(raw) {
-		c := raw[end]
-		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
-			break
-		}
-		end++
-	}
-	name := raw[1:end]
+	name := rawName(raw)
 	for _, t := range rawTextTags {
 		if equalLower(name, t) {
 			return true

@@ -22,31 +22,7 @@ import (
 func TestCorruptFileIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean.db")
-	g, err := bolt.Open(clean, bolt.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var links []*linkgraph.Link
-	for i := range 3000 {
-		links = append(links, &linkgraph.Link{URL: fmt.Sprintf("https://example.com/page/%d", i), RetrievedAt: time.Now()})
-	}
-	if err := g.UpsertLinks(links); err != nil {
-		t.Fatal(err)
-	}
-	var edges []*linkgraph.Edge
-	for i := 1; i < len(links); i++ {
-		edges = append(edges, &linkgraph.Edge{Src: links[i-1].ID, Dst: links[i].ID})
-	}
-	if err := g.UpsertEdges(edges); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(clean)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := buildGraphFile(t, clean, 3000)
 	// The clean file opens and reads without complaint.
 	if useDamaged(t, clean) {
 		t.Fatal("the undamaged file was reported corrupt")
@@ -113,4 +89,36 @@ func useDamaged(t *testing.T, path string) (corrupt bool) {
 	}
 	note(g.UpsertLinks([]*linkgraph.Link{{URL: "https://example.com/new"}}))
 	return corrupt
+}
+
+// buildGraphFile writes a graph of n links, each linking to the next, to
+// path, and returns the file's bytes.
+func buildGraphFile(t testing.TB, path string, n int) []byte {
+	t.Helper()
+	g, err := bolt.Open(path, bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := make([]*linkgraph.Link, n)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: fmt.Sprintf("https://example.com/page/%d", i), RetrievedAt: time.Now()}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	edges := make([]*linkgraph.Edge, 0, n)
+	for i := 1; i < n; i++ {
+		edges = append(edges, &linkgraph.Edge{Src: links[i-1].ID, Dst: links[i].ID})
+	}
+	if err := g.UpsertEdges(edges); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

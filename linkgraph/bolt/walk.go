@@ -178,6 +178,10 @@ func (w *walker) walkPage(page []byte, name string, minKey, maxKey []byte, depth
 	if flags != branchPageFlag && flags != leafPageFlag {
 		return nil, fmt.Errorf("%s: flags %#x, not a branch or leaf page", name, flags)
 	}
+	if flags == branchPageFlag && count == 0 {
+		// bbolt's cursors read a branch's first element without looking.
+		return nil, fmt.Errorf("%s: a branch page without elements", name)
+	}
 	if pageHeaderSize+count*elementSize > len(page) {
 		return nil, fmt.Errorf("%s: %d elements do not fit", name, count)
 	}
