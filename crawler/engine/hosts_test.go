@@ -64,7 +64,7 @@ func (l *requestLog) checkPoliteness(t *testing.T, host string, maxInFlight int,
 	reqs := l.of(host)
 	// The server sees a start later than the client sends it, by a dial or
 	// a scheduling delay that varies from request to request.
-	const tolerance = 15 * time.Millisecond
+	const tolerance = 25 * time.Millisecond
 	for i, r := range reqs {
 		if i > 0 && gap > 0 {
 			if d := r.start.Sub(reqs[i-1].start); d < gap-tolerance {

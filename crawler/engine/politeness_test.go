@@ -24,7 +24,7 @@ func fastRetry() crawler.RetryPolicy {
 // are in flight, however the requests come about: two hosts redirect to a
 // third, a page answers 503 with Retry-After first, HEAD precedes GET.
 func TestPolitenessEveryRequest(t *testing.T) {
-	const delay = 80 * time.Millisecond
+	const delay = 100 * time.Millisecond
 	log := &requestLog{}
 	c := startHost(t, 4, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -149,7 +149,7 @@ func TestPolitenessRedirectsShareTheTargetsSlots(t *testing.T) {
 	}
 }
 
-// A host answering in a second does not hold up nine fast ones: by the
+// A host answering in two seconds does not hold up nine fast ones: by the
 // time every fast page has been served, the slow host has served only a
 // few (counted, not timed).
 func TestSlowHostDoesNotHoldUpOthers(t *testing.T) {
@@ -165,7 +165,7 @@ func TestSlowHostDoesNotHoldUpOthers(t *testing.T) {
 				return
 			}
 			if slow {
-				time.Sleep(time.Second)
+				time.Sleep(2 * time.Second)
 				slowServed.Add(1)
 			}
 			var b strings.Builder
