@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/linksrus/linksrus/pipeline"
@@ -30,7 +31,18 @@ func TestJoinedErrorsOneLineAndUnwrappable(t *testing.T) {
 		t.Errorf("errors.Is does not reach the processor's error: %v", err)
 	}
 
-	p := pipeline.New(pipeline.Broadcast(fail(errA), fail(errB)))
+	// Both branches fail, each once the other has its copy, so that the
+	// first failure cannot cancel the run before the second one happens.
+	var both sync.WaitGroup
+	both.Add(2)
+	failTogether := func(err error) pipeline.Processor {
+		return pipeline.ProcessorFunc(func(context.Context, pipeline.Payload) (pipeline.Payload, error) {
+			both.Done()
+			both.Wait()
+			return nil, err
+		})
+	}
+	p := pipeline.New(pipeline.Broadcast(failTogether(errA), failTogether(errB)))
 	err = p.Process(context.Background(), &sliceSource{l: &ledger{}, n: 1}, discardSink{})
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("joined errors: %q, want one line", err)
