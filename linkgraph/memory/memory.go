@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"slices"
 	"sync"
@@ -29,16 +30,22 @@ func init() {
 // errClosed is returned by every call made after Close.
 var errClosed = errors.New("graph is closed")
 
-// link is the stored form of a Link; the URL lives in the map key of
-// Graph.byURL as well, so only what changes is kept here.
+// link is the stored form of a Link. Links are numbered in the order they
+// are first stored; edges refer to them by number.
 type link struct {
+	id          uuid.UUID
 	url         string
 	retrievedAt time.Time
 }
 
+// edge is the stored form of an edge, kept with its source: the number of
+// its destination and its update time in microseconds (the graph's
+// precision). 16 bytes, where a map of edges with their own IDs took about
+// 100; edge IDs are derived from source and destination (edgeID) instead
+// of stored.
 type edge struct {
-	id        uuid.UUID
-	updatedAt time.Time
+	dst       uint32
+	updatedAt int64 // Unix microseconds
 }
 
 // Graph is an in-memory linkgraph.Graph. The zero value is not usable; call
@@ -46,11 +53,12 @@ type edge struct {
 type Graph struct {
 	mu     sync.RWMutex
 	closed bool
-	links  map[uuid.UUID]*link
-	byURL  map[string]uuid.UUID
-	// edges is indexed by source so that RemoveStaleEdges touches only the
-	// edges of one page.
-	edges map[uuid.UUID]map[uuid.UUID]*edge
+	links  []link
+	byID   map[uuid.UUID]uint32
+	byURL  map[string]uint32
+	// out[i] are the edges leaving link i, sorted by destination number,
+	// so that RemoveStaleEdges and an upsert touch only one page's edges.
+	out [][]edge
 }
 
 var _ linkgraph.Graph = (*Graph)(nil)
@@ -58,9 +66,8 @@ var _ linkgraph.Graph = (*Graph)(nil)
 // New returns an empty graph.
 func New() *Graph {
 	return &Graph{
-		links: make(map[uuid.UUID]*link),
-		byURL: make(map[string]uuid.UUID),
-		edges: make(map[uuid.UUID]map[uuid.UUID]*edge),
+		byID:  make(map[uuid.UUID]uint32),
+		byURL: make(map[string]uint32),
 	}
 }
 
@@ -69,8 +76,22 @@ func (g *Graph) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.closed = true
-	g.links, g.byURL, g.edges = nil, nil, nil
+	g.links, g.byID, g.byURL, g.out = nil, nil, nil, nil
 	return nil
+}
+
+// edgeID is the ID of the edge src → dst: the same for the same pair,
+// whoever asks, distinct for distinct pairs (a 128-bit FNV-1a hash of the
+// two IDs, marked as a version 8, custom, UUID).
+func edgeID(src, dst uuid.UUID) uuid.UUID {
+	h := fnv.New128a()
+	h.Write(src[:])
+	h.Write(dst[:])
+	var id uuid.UUID
+	h.Sum(id[:0])
+	id[6] = id[6]&0x0f | 0x80 // version 8
+	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
+	return id
 }
 
 // UpsertLink implements linkgraph.Graph.
@@ -105,15 +126,18 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		return errClosed
 	}
 	for i, u := range b.URLs {
-		id, ok := g.byURL[u]
+		n, ok := g.byURL[u]
 		if !ok {
-			id = uuid.New()
-			g.byURL[u] = id
-			g.links[id] = &link{url: u, retrievedAt: b.RetrievedAt[i]}
+			n = uint32(len(g.links))
+			id := uuid.New()
+			g.links = append(g.links, link{id: id, url: u, retrievedAt: b.RetrievedAt[i]})
+			g.out = append(g.out, nil)
+			g.byURL[u] = n
+			g.byID[id] = n
 		}
-		stored := g.links[id]
+		stored := &g.links[n]
 		stored.retrievedAt = graphutil.Later(stored.retrievedAt, b.RetrievedAt[i])
-		ids[i], at[i] = id, stored.retrievedAt
+		ids[i], at[i] = stored.id, stored.retrievedAt
 	}
 	g.mu.Unlock()
 	for i, l := range links {
@@ -129,10 +153,11 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 	if g.closed {
 		return nil, fmt.Errorf("memory graph: find link: %w", errClosed)
 	}
-	l, ok := g.links[id]
+	n, ok := g.byID[id]
 	if !ok {
 		return nil, fmt.Errorf("memory graph: find link %s: %w", id, linkgraph.ErrNotFound)
 	}
+	l := g.links[n]
 	return &linkgraph.Link{ID: id, URL: l.url, RetrievedAt: l.retrievedAt}, nil
 }
 
@@ -147,9 +172,9 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	}
 	var out []linkgraph.Link
 	if !graphutil.EmptyRange(fromID, toID) {
-		for id, l := range g.links {
-			if graphutil.InRange(id, fromID, toID) && l.retrievedAt.Before(before) {
-				out = append(out, linkgraph.Link{ID: id, URL: l.url, RetrievedAt: l.retrievedAt})
+		for _, l := range g.links {
+			if graphutil.InRange(l.id, fromID, toID) && l.retrievedAt.Before(before) {
+				out = append(out, linkgraph.Link{ID: l.id, URL: l.url, RetrievedAt: l.retrievedAt})
 			}
 		}
 	}
@@ -179,7 +204,6 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(b.Keys))
 	at := make([]time.Time, len(b.Keys))
 	g.mu.Lock()
 	if g.closed {
@@ -188,37 +212,68 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	}
 	// Check every edge before changing any, so that a failing batch leaves
 	// the graph as it was.
-	for _, k := range b.Keys {
-		if g.links[k.Src] == nil || g.links[k.Dst] == nil {
+	srcs := make([]uint32, len(b.Keys))
+	dsts := make([]uint32, len(b.Keys))
+	for i, k := range b.Keys {
+		s, ok1 := g.byID[k.Src]
+		d, ok2 := g.byID[k.Dst]
+		if !ok1 || !ok2 {
 			g.mu.Unlock()
 			return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
 		}
+		srcs[i], dsts[i] = s, d
 	}
-	for i, k := range b.Keys {
-		out := g.edges[k.Src]
-		if out == nil {
-			out = make(map[uuid.UUID]*edge)
-			g.edges[k.Src] = out
+	// Existing edges are refreshed in place (binary search in the sorted
+	// list of their source); new ones are appended, and each list that
+	// grew is sorted once, so a page with many edges costs n log n.
+	// sorted[s] is how much of source s's list was sorted before this
+	// batch: the batch has each pair once, so what it appends never needs
+	// finding again until the lists are sorted at the end.
+	sorted := make(map[uint32]int)
+	for i := range b.Keys {
+		list := g.out[srcs[i]]
+		n, seen := sorted[srcs[i]]
+		if !seen {
+			n = len(list)
+			sorted[srcs[i]] = n
 		}
-		e := out[k.Dst]
-		if e == nil {
-			e = &edge{id: uuid.New(), updatedAt: b.UpdatedAt[i]}
-			out[k.Dst] = e
+		micros := b.UpdatedAt[i].UnixMicro()
+		j, found := slices.BinarySearchFunc(list[:n], dsts[i], func(e edge, d uint32) int { return cmpU32(e.dst, d) })
+		if found {
+			list[j].updatedAt = max(list[j].updatedAt, micros)
+			at[i] = time.UnixMicro(list[j].updatedAt).UTC()
+			continue
 		}
-		e.updatedAt = graphutil.Later(e.updatedAt, b.UpdatedAt[i])
-		ids[i], at[i] = e.id, e.updatedAt
+		g.out[srcs[i]] = append(list, edge{dst: dsts[i], updatedAt: micros})
+		at[i] = time.UnixMicro(micros).UTC()
+	}
+	for s, n := range sorted {
+		if list := g.out[s]; len(list) > n {
+			slices.SortFunc(list, func(a, b edge) int { return cmpU32(a.dst, b.dst) })
+		}
 	}
 	g.mu.Unlock()
 	for i, e := range edges {
-		e.ID, e.UpdatedAt = ids[b.Index[i]], at[b.Index[i]]
+		k := b.Keys[b.Index[i]]
+		e.ID, e.UpdatedAt = edgeID(k.Src, k.Dst), at[b.Index[i]]
 	}
 	return nil
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // Edges implements linkgraph.Graph. Like Links it works on a copy taken when
 // called.
 func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error) {
-	before := graphutil.Bound(updatedBefore)
+	before := graphutil.Bound(updatedBefore).UnixMicro()
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -226,13 +281,15 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	}
 	var out []linkgraph.Edge
 	if !graphutil.EmptyRange(fromID, toID) {
-		for src, dsts := range g.edges {
-			if !graphutil.InRange(src, fromID, toID) {
+		for s, list := range g.out {
+			src := g.links[s].id
+			if len(list) == 0 || !graphutil.InRange(src, fromID, toID) {
 				continue
 			}
-			for dst, e := range dsts {
-				if e.updatedAt.Before(before) {
-					out = append(out, linkgraph.Edge{ID: e.id, Src: src, Dst: dst, UpdatedAt: e.updatedAt})
+			for _, e := range list {
+				if e.updatedAt < before {
+					dst := g.links[e.dst].id
+					out = append(out, linkgraph.Edge{ID: edgeID(src, dst), Src: src, Dst: dst, UpdatedAt: time.UnixMicro(e.updatedAt).UTC()})
 				}
 			}
 		}
@@ -249,20 +306,19 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Bound(updatedBefore)
+	before := graphutil.Bound(updatedBefore).UnixMicro()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return fmt.Errorf("memory graph: remove stale edges: %w", errClosed)
 	}
-	out := g.edges[fromID]
-	for dst, e := range out {
-		if e.updatedAt.Before(before) {
-			delete(out, dst)
-		}
+	s, ok := g.byID[fromID]
+	if !ok {
+		return nil
 	}
-	if len(out) == 0 {
-		delete(g.edges, fromID)
+	g.out[s] = slices.DeleteFunc(g.out[s], func(e edge) bool { return e.updatedAt < before })
+	if len(g.out[s]) == 0 {
+		g.out[s] = nil // give the memory back
 	}
 	return nil
 }

@@ -2,6 +2,9 @@ package memory_test
 
 import (
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/graphtest"
@@ -30,6 +33,57 @@ func TestOpen(t *testing.T) {
 		if g, err := linkgraph.Open(t.Context(), bad); err == nil {
 			g.Close()
 			t.Errorf("Open(%q) succeeded, want an error", bad)
+		}
+	}
+}
+
+// Edges upserted in batches that mix refreshed and new destinations, out
+// of order, are each stored once, and refreshed in place.
+func TestEdgeBatchesMixNewAndRefreshed(t *testing.T) {
+	g := memory.New()
+	links := make([]*linkgraph.Link, 8)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: "https://example.com/" + string(rune('a'+i))}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	src := links[0].ID
+	batch := func(at time.Time, dsts ...int) {
+		t.Helper()
+		var es []*linkgraph.Edge
+		for _, d := range dsts {
+			es = append(es, &linkgraph.Edge{Src: src, Dst: links[d].ID, UpdatedAt: at})
+		}
+		if err := g.UpsertEdges(es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	batch(t0, 5, 1, 3)
+	batch(t0.Add(time.Hour), 2, 3, 7, 0, 5, 4, 6, 1)
+	batch(t0.Add(2*time.Hour), 6, 3)
+	it, err := g.Edges(uuid.Nil, uuid.Nil, t0.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	got := map[uuid.UUID]time.Time{}
+	ids := map[uuid.UUID]bool{}
+	for it.Next() {
+		e := it.Edge()
+		if _, dup := got[e.Dst]; dup {
+			t.Errorf("edge to %s stored twice", e.Dst)
+		}
+		got[e.Dst] = e.UpdatedAt
+		ids[e.ID] = true
+	}
+	if len(got) != 8 || len(ids) != 8 {
+		t.Fatalf("%d edges with %d IDs, want 8 and 8", len(got), len(ids))
+	}
+	for d, want := range map[int]time.Time{3: t0.Add(2 * time.Hour), 6: t0.Add(2 * time.Hour), 5: t0.Add(time.Hour), 2: t0.Add(time.Hour)} {
+		if !got[links[d].ID].Equal(want) {
+			t.Errorf("edge to %d updated at %v, want %v", d, got[links[d].ID], want)
 		}
 	}
 }
