@@ -1,6 +1,11 @@
 package textindex
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
 
 // QueryType selects how the terms of a Query.Expression must occur in a
 // document for it to match.
@@ -36,6 +41,11 @@ func (t QueryType) String() string {
 // common in Chinese or Japanese, forms a single term. An expression without
 // any term matches nothing.
 //
+// A query is bounded, the same in every backend: only its first 4 KB are
+// read, a term repeated in a match query counts once, and at most 32 terms
+// are used (BoundQuery tells whether a query was cut), so that no query
+// costs more than a bounded amount of work.
+//
 // Results are ordered by score, highest first, where
 //
 //	score = relevance + PageRank
@@ -55,4 +65,20 @@ type Query struct {
 	Expression string
 	// Offset is the number of leading results to skip.
 	Offset uint64
+}
+
+// The bounds of a query (see Query).
+const (
+	MaxQueryTerms = terms.MaxQueryTerms
+	MaxQueryBytes = terms.MaxQueryBytes
+)
+
+// BoundQuery returns q as every backend runs it (see Query: its first
+// 4 KB, repeated terms of a match query once, at most 32 terms), and
+// whether anything but repetitions was left out, for a caller that tells
+// the user.
+func BoundQuery(q Query) (Query, bool) {
+	words, cut := terms.Query(q.Expression, q.Type == QueryTypePhrase)
+	q.Expression = strings.Join(words, " ")
+	return q, cut
 }

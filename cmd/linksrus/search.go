@@ -53,6 +53,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	if *phrase {
 		q.Type = textindex.QueryTypePhrase
 	}
+	bounded, cut := textindex.BoundQuery(q)
 	it, err := st.index.Search(q)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -80,11 +81,18 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Query   string         `json:"query"`
-			Total   uint64         `json:"total"`
-			Offset  uint64         `json:"offset"`
-			Results []searchResult `json:"results"`
-		}{query, total, *offset, nonNil(results)})
+			Query    string         `json:"query"`
+			Cut      bool           `json:"query_cut,omitempty"`
+			Searched string         `json:"searched,omitempty"`
+			Total    uint64         `json:"total"`
+			Offset   uint64         `json:"offset"`
+			Results  []searchResult `json:"results"`
+		}{query, cut, searchedIf(cut, bounded.Expression), total, *offset, nonNil(results)})
+	}
+	if cut {
+		fmt.Fprintf(env.stdout, "The query was cut to its first %d terms and %d KB; searched for: %s\n\n",
+			textindex.MaxQueryTerms, textindex.MaxQueryBytes>>10, bounded.Expression)
+		query = bounded.Expression // what was searched; the rest was not read
 	}
 	if total == 0 {
 		fmt.Fprintf(env.stdout, "No pages match %q.\n", query)
@@ -171,4 +179,11 @@ func snippet(text string, terms []string, width int) string {
 		s += "…"
 	}
 	return s
+}
+
+func searchedIf(cut bool, expr string) string {
+	if cut {
+		return expr
+	}
+	return ""
 }

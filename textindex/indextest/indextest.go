@@ -40,6 +40,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 	}{
 		{"IndexAndFind", testIndexAndFind},
 		{"IndexedAtMicroseconds", testIndexedAtMicroseconds},
+		{"LongQueryIsBounded", testLongQueryIsBounded},
 		{"FindUnknown", testFindUnknown},
 		{"MissingLinkID", testMissingLinkID},
 		{"InvalidScore", testInvalidScore},

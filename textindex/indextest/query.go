@@ -349,3 +349,31 @@ func testUnusualBytes(t *testing.T, idx textindex.Indexer) {
 		wantIDs(t, idx, match(w), doc)
 	}
 }
+
+// testLongQueryIsBounded: a 50 KB query, and one with more than 32
+// distinct terms, are answered as their bounded form is (textindex.
+// BoundQuery), in every backend.
+func testLongQueryIsBounded(t *testing.T, idx textindex.Indexer) {
+	doc := newDoc("Bounded", "gopher w0 w1 w2")
+	mustIndex(t, idx, doc)
+	long := textindex.Query{Type: textindex.QueryTypeMatch, Expression: strings.Repeat("gopher ", 8000)}
+	if b, cut := textindex.BoundQuery(long); !cut || b.Expression != "gopher" {
+		t.Fatalf("BoundQuery of 50 KB of one word: %q cut=%v", b.Expression, cut)
+	}
+	wantIDs(t, idx, long, doc)
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	// The first 32 terms include w3..w31, which the document lacks.
+	q := textindex.Query{Type: textindex.QueryTypeMatch, Expression: "gopher w0 w1 w2 " + strings.Join(many[3:], " ")}
+	b, cut := textindex.BoundQuery(q)
+	if !cut || len(strings.Fields(b.Expression)) != 32 {
+		t.Fatalf("BoundQuery of 41 terms: %q cut=%v", b.Expression, cut)
+	}
+	got, n := search(t, idx, q)
+	want, m := search(t, idx, b)
+	if n != m || len(ids(got)) != len(ids(want)) {
+		t.Fatalf("a query and its bounded form differ: %d results vs %d", n, m)
+	}
+}

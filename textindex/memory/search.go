@@ -27,7 +27,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
 		return nil, fmt.Errorf("memory: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
-	words := terms.Split(q.Expression)
+	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
 
 	i.mu.RLock()
 	defer i.mu.RUnlock()

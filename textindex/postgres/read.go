@@ -74,7 +74,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	if !ok {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
-	words := terms.Split(q.Expression)
+	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
 	if len(words) == 0 {
 		return pager.New(0, 0, nil), nil
 	}

@@ -59,7 +59,7 @@ func scanDoc(row interface{ Scan(...any) error }) (*textindex.Document, error) {
 // quoting does not rest on terms.Split alone. It returns "" when the
 // expression has no terms.
 func matchExpr(q textindex.Query) string {
-	words := terms.Split(q.Expression)
+	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
 	if len(words) == 0 {
 		return ""
 	}

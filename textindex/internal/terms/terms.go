@@ -6,6 +6,7 @@ package terms
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsTermRune reports whether r belongs to a term: letters, numbers and
@@ -23,4 +24,46 @@ func Split(s string) []string {
 		out = append(out, strings.ToLower(f))
 	}
 	return out
+}
+
+// Bounds of a query: more terms or bytes than this are cut off, so that no
+// query can cost more than a bounded amount of work in any backend (the
+// cost of a match grows with the square of its terms in FTS5).
+const (
+	MaxQueryTerms = 32
+	MaxQueryBytes = 4 << 10
+)
+
+// Query returns the terms of a search expression, bounded: at most its
+// first MaxQueryBytes bytes are read (cut at a rune boundary); for a match
+// query (phrase false) repeated terms count once, since all of them must
+// occur anyway; at most MaxQueryTerms terms are kept. cut reports whether
+// anything but repetitions was dropped.
+func Query(expr string, phrase bool) (words []string, cut bool) {
+	if len(expr) > MaxQueryBytes {
+		n := MaxQueryBytes
+		for n > 0 && !utf8.RuneStart(expr[n]) {
+			n--
+		}
+		// A word cut in two is left out, rather than searched for half.
+		if r, _ := utf8.DecodeRuneInString(expr[n:]); IsTermRune(r) {
+			n = strings.LastIndexFunc(expr[:n], func(r rune) bool { return !IsTermRune(r) }) + 1
+		}
+		expr, cut = expr[:n], true
+	}
+	seen := make(map[string]bool)
+	for f := range strings.FieldsFuncSeq(expr, func(r rune) bool { return !IsTermRune(r) }) {
+		w := strings.ToLower(f)
+		if !phrase {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+		}
+		if len(words) == MaxQueryTerms {
+			return words, true
+		}
+		words = append(words, w)
+	}
+	return words, cut
 }

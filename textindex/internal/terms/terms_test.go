@@ -1,8 +1,11 @@
 package terms
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.uber.org/goleak"
 )
@@ -46,4 +49,38 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestQueryBounds(t *testing.T) {
+	words, cut := Query("Go go GO gopher go", false)
+	if strings.Join(words, " ") != "go gopher" || cut {
+		t.Errorf("match dedup: %q cut=%v", words, cut)
+	}
+	words, cut = Query("new york new york", true)
+	if strings.Join(words, " ") != "new york new york" || cut {
+		t.Errorf("phrase keeps repetitions: %q cut=%v", words, cut)
+	}
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	words, cut = Query(strings.Join(many, " "), false)
+	if len(words) != MaxQueryTerms || !cut || words[31] != "w31" {
+		t.Errorf("40 terms: %d kept, cut=%v", len(words), cut)
+	}
+	// 8,000 repetitions of one word: one term, nothing cut but the bytes.
+	words, cut = Query(strings.Repeat("gopher ", 8000), false)
+	if len(words) != 1 || !cut {
+		t.Errorf("50 KB of one word: %q cut=%v", words, cut)
+	}
+	// The 4 KB cut never splits a character.
+	long := "a " + strings.Repeat("é", MaxQueryBytes) // 2 bytes each
+	words, _ = Query(long, false)
+	if len(words) != 1 || words[0] != "a" {
+		t.Errorf("a word cut at 4 KB: %q, want it left out", words)
+	}
+	words, _ = Query(strings.Repeat("é ", MaxQueryBytes), false)
+	if len(words) != 1 || !utf8.ValidString(words[0]) {
+		t.Errorf("cut inside a rune: %q", words)
+	}
 }
