@@ -65,6 +65,11 @@ type Document struct {
 	IndexedAt time.Time
 	// PageRank is the page's score as computed by a ranking job.
 	PageRank float64
+	// Relevance is set on search results only: the backend's text
+	// relevance of the document for the query (BM25 for memory and
+	// sqlite, ts_rank for postgres). Results are ordered by
+	// Relevance + PageRank (see Query).
+	Relevance float64
 }
 
 // Timestamp returns t as every index backend stores it: UTC, truncated to

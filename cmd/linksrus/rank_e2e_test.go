@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -35,8 +36,10 @@ func TestCrawlRanksPages(t *testing.T) {
 	r = linksrus(t, nil, "search", "--data", data, "--json", "gopher")
 	var out struct {
 		Results []struct {
-			URL      string  `json:"url"`
-			PageRank float64 `json:"pagerank"`
+			URL       string  `json:"url"`
+			Relevance float64 `json:"relevance"`
+			PageRank  float64 `json:"pagerank"`
+			Score     float64 `json:"score"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
@@ -44,6 +47,11 @@ func TestCrawlRanksPages(t *testing.T) {
 	}
 	if len(out.Results) != 2 || out.Results[0].URL != site.URL+"/" || out.Results[0].PageRank <= out.Results[1].PageRank || out.Results[1].PageRank <= 0 {
 		t.Errorf("results %+v: want the home page first, both with PageRank", out.Results)
+	}
+	for _, res := range out.Results {
+		if res.Relevance <= 0 || math.Abs(res.Score-(res.Relevance+res.PageRank)) > 1e-12 {
+			t.Errorf("result %+v: want relevance > 0 and score = relevance + pagerank", res)
+		}
 	}
 	if r := linksrus(t, nil, "rank", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "ranked 4 pages") {
 		t.Errorf("rank: exit %d\n%s%s", r.code, r.stdout, r.stderr)

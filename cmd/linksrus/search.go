@@ -12,12 +12,16 @@ import (
 )
 
 // searchResult is one hit as printed with --json.
+// searchResult is one result of --json: Score = Relevance + PageRank, the
+// order of the results.
 type searchResult struct {
-	Rank     uint64  `json:"rank"`
-	URL      string  `json:"url"`
-	Title    string  `json:"title"`
-	Snippet  string  `json:"snippet"`
-	PageRank float64 `json:"pagerank"`
+	Rank      uint64  `json:"rank"`
+	URL       string  `json:"url"`
+	Title     string  `json:"title"`
+	Snippet   string  `json:"snippet"`
+	Relevance float64 `json:"relevance"`
+	PageRank  float64 `json:"pagerank"`
+	Score     float64 `json:"score"`
 }
 
 func runSearch(ctx context.Context, env *environment, args []string) error {
@@ -65,11 +69,13 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	for len(results) < *limit && it.Next() {
 		d := it.Document()
 		results = append(results, searchResult{
-			Rank:     *offset + uint64(len(results)) + 1,
-			URL:      d.URL,
-			Title:    d.Title,
-			Snippet:  snippet(d.Content, terms, 160),
-			PageRank: d.PageRank,
+			Rank:      *offset + uint64(len(results)) + 1,
+			URL:       d.URL,
+			Title:     d.Title,
+			Snippet:   snippet(d.Content, terms, 160),
+			Relevance: d.Relevance,
+			PageRank:  d.PageRank,
+			Score:     d.Relevance + d.PageRank,
 		})
 	}
 	if err := it.Error(); err != nil {

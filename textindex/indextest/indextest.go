@@ -41,6 +41,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"IndexAndFind", testIndexAndFind},
 		{"IndexedAtMicroseconds", testIndexedAtMicroseconds},
 		{"LongQueryIsBounded", testLongQueryIsBounded},
+		{"ScoresExplained", testScoresExplained},
 		{"FindUnknown", testFindUnknown},
 		{"MissingLinkID", testMissingLinkID},
 		{"InvalidScore", testInvalidScore},

@@ -3,6 +3,7 @@ package indextest
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -375,5 +376,35 @@ func testLongQueryIsBounded(t *testing.T, idx textindex.Indexer) {
 	want, m := search(t, idx, b)
 	if n != m || len(ids(got)) != len(ids(want)) {
 		t.Fatalf("a query and its bounded form differ: %d results vs %d", n, m)
+	}
+}
+
+// testScoresExplained: every search result carries its relevance, and
+// results come in order of relevance + PageRank, in every backend.
+func testScoresExplained(t *testing.T, idx textindex.Indexer) {
+	a := newDoc("Gophers", "gopher gopher gopher burrow")
+	b := newDoc("Burrows", "a gopher burrow among many other words about digging")
+	c := newDoc("Elsewhere", "gopher")
+	mustIndex(t, idx, a, b, c)
+	if err := idx.UpdateScore(c.LinkID, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	docs, n := search(t, idx, match("gopher"))
+	if n != 3 || len(docs) != 3 {
+		t.Fatalf("%d results (total %d), want 3", len(docs), n)
+	}
+	prev := math.Inf(1)
+	for _, d := range docs {
+		if d.Relevance <= 0 {
+			t.Errorf("%s: relevance %v, want > 0 for a match", d.Title, d.Relevance)
+		}
+		score := d.Relevance + d.PageRank
+		if score > prev+1e-9 {
+			t.Errorf("%s: score %v after %v: not in order of relevance + PageRank", d.Title, score, prev)
+		}
+		prev = score
+	}
+	if docs[0].LinkID != c.LinkID {
+		t.Errorf("first result %q, want the page with PageRank 0.5", docs[0].Title)
 	}
 }

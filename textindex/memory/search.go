@@ -18,8 +18,9 @@ const (
 )
 
 type hit struct {
-	e     *entry
-	score float64
+	e         *entry
+	score     float64 // relevance + PageRank
+	relevance float64
 }
 
 // Search runs q; see textindex.Indexer and textindex.Query.
@@ -101,7 +102,7 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 			tf := float64(e.tf[w.id])
 			s += w.idf * tf * (bm25K1 + 1) / (tf + norm)
 		}
-		hits = append(hits, hit{e: e, score: s + e.doc.PageRank})
+		hits = append(hits, hit{e: e, score: s + e.doc.PageRank, relevance: s})
 	}
 	return hits
 }
@@ -164,6 +165,7 @@ func (h *hitHeap) Pop() any {
 type iterator struct {
 	hits  hitHeap
 	cur   *entry
+	rel   float64
 	total uint64
 }
 
@@ -172,7 +174,8 @@ func (it *iterator) Next() bool {
 		it.cur = nil
 		return false
 	}
-	it.cur = heap.Pop(&it.hits).(hit).e
+	h := heap.Pop(&it.hits).(hit)
+	it.cur, it.rel = h.e, h.relevance
 	return true
 }
 
@@ -181,6 +184,7 @@ func (it *iterator) Document() *textindex.Document {
 		return nil
 	}
 	d := it.cur.doc
+	d.Relevance = it.rel
 	return &d
 }
 

@@ -42,12 +42,12 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 }
 
 // scanDoc reads link_id, url, title, content, indexed_at, page_rank.
-func scanDoc(row pgx.Row) (*textindex.Document, error) {
+func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		indexedAt *time.Time
 	)
-	if err := row.Scan(&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank); err != nil {
+	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank}, extra...)...); err != nil {
 		return nil, err
 	}
 	if indexedAt != nil {
@@ -96,13 +96,13 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 // being returned back to the stored text. %s is the tsquery function.
 const pageSQL = `
 	WITH hits AS (
-		SELECT d.link_id, ts_rank(d.tsv, q.q) + d.page_rank AS score
+		SELECT d.link_id, ts_rank(d.tsv, q.q) + d.page_rank AS score, ts_rank(d.tsv, q.q) AS rel
 		FROM textindex_documents d, (SELECT %s('simple', $1) AS q) q
 		WHERE d.indexed AND d.tsv @@ q.q
 		ORDER BY score DESC, d.link_id
 		LIMIT $2 OFFSET $3
 	)
-	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank
+	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, hits.rel::float8
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
@@ -115,10 +115,12 @@ func (i *Index) fetchPage(page, text string, offset uint64, limit int) ([]*texti
 	defer rows.Close()
 	var docs []*textindex.Document
 	for rows.Next() {
-		doc, err := scanDoc(rows)
+		var rel float64
+		doc, err := scanDoc(rows, &rel)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: search: read result: %w", err)
 		}
+		doc.Relevance = rel
 		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {

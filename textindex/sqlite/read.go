@@ -33,13 +33,13 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 
 // scanDoc reads the columns link_id, page_rank, url, title, content,
 // indexed_at.
-func scanDoc(row interface{ Scan(...any) error }) (*textindex.Document, error) {
+func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		linkID    []byte
 		indexedAt string
 	)
-	if err := row.Scan(&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt); err != nil {
+	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt}, extra...)...); err != nil {
 		return nil, err
 	}
 	id, err := uuid.FromBytes(linkID)
@@ -97,9 +97,9 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
 // only the requested page back to the stored text.
 const pageQuery = `
-	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at
+	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, p.rel
 	FROM (
-		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score
+		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score, -h.r AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
 		ORDER BY score DESC, d.link_id
@@ -117,10 +117,12 @@ func (i *Index) fetchPage(expr string, offset uint64, limit int) ([]*textindex.D
 	defer rows.Close()
 	var docs []*textindex.Document
 	for rows.Next() {
-		doc, err := scanDoc(rows)
+		var rel float64
+		doc, err := scanDoc(rows, &rel)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search: read result: %w", err)
 		}
+		doc.Relevance = rel
 		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {
