@@ -283,3 +283,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// cyclicSite serves pages /0 .. /n-1, page i linking to i+1, 2i+1 and i/2,
+// so that most pages are linked from several others.
+type cyclicSite struct{ *treeSite }
+
+func (s cyclicSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var i int
+	if _, err := fmt.Sscanf(r.URL.Path, "/%d", &i); err != nil || i < 0 || i >= s.n {
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.hits[i]++
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html")
+	for _, j := range []int{i + 1, 2*i + 1, i / 2} {
+		if j < s.n {
+			fmt.Fprintf(w, `<a href="/%d">%d</a> `, j, j)
+		}
+	}
+}
+
+// With the seen-set far too small, links found on several pages are queued
+// again, yet no page is fetched twice: a copy is skipped while the other
+// is in flight or once it is crawled.
+func TestSeenSetOverflow(t *testing.T) {
+	site := cyclicSite{newTreeSite(600, 0)}
+	h := startHost(t, 39, nil, site)
+	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), PerHost: 8, MaxSeen: 20, IgnoreRobots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.Run(context.Background(), h.URL+"/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages != 600 {
+		t.Errorf("crawled %d pages, want 600", sum.Pages)
+	}
+	site.fetchedOnce(t)
+}

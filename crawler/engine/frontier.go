@@ -332,14 +332,22 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 			lease.Release()
 			continue
 		}
-		checkStore := f.seen.overflowed()
-		f.mu.Unlock()
-		if checkStore && f.retrievedSince(it.link.ID) {
-			// Queued twice once the seen-set overflowed; crawled already.
-			lease.Release()
-			continue
+		if f.seen.overflowed() {
+			// Once the seen-set overflowed, a link may have been queued
+			// twice: skip it if its other copy is in flight, or crawled.
+			_, inFlight := f.depth[it.link.ID]
+			f.mu.Unlock()
+			if inFlight || f.retrievedSince(it.link.ID) {
+				lease.Release()
+				continue
+			}
+			f.mu.Lock()
+			if _, inFlight := f.depth[it.link.ID]; inFlight {
+				f.mu.Unlock()
+				lease.Release()
+				continue
+			}
 		}
-		f.mu.Lock()
 		f.handed++
 		f.inFlight++
 		f.leases[it.link.ID] = &leaseEntry{lease: lease}

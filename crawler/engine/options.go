@@ -145,8 +145,9 @@ type Options struct {
 	MaxQueued int
 	// MaxSeen bounds the set of links queued in a run, which is what makes
 	// a page that fails be tried once per run. Beyond it, a link found
-	// again may be queued again; the graph's retrieval time still keeps a
-	// crawled page from being fetched twice. Default: DefaultMaxSeen.
+	// again may be queued again: it is skipped when handed out if its
+	// other copy is in flight or the graph has it crawled, so only a page
+	// that failed may be tried twice. Default: DefaultMaxSeen.
 	MaxSeen int
 	// SpillDir is where the frontier's overflow file goes. Default:
 	// os.TempDir().
