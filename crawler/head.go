@@ -53,10 +53,19 @@ func (g *HeadFirstGetter) Do(req *http.Request) (*http.Response, error) {
 	if res.Body == nil {
 		res.Body = http.NoBody
 	}
-	ct := res.Header.Get("Content-Type")
-	if res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct) {
+	if headSaysNotHTML(res) {
 		return res, nil
 	}
 	drain(res.Body)
 	return g.next.Do(req)
+}
+
+// headSaysNotHTML reports whether a HEAD's answer settles that the resource
+// is not HTML: a 2xx with a Content-Type that is not HTML. Anything else
+// (HTML, no type, a redirect, an error such as 405 from servers without
+// HEAD) is for the GET to settle. The Fetcher's HEAD step and
+// HeadFirstGetter decide alike.
+func headSaysNotHTML(res *http.Response) bool {
+	ct := res.Header.Get("Content-Type")
+	return res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct)
 }

@@ -94,8 +94,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			if st != answered {
 				return nil, st
 			}
-			ct := res.Header.Get("Content-Type")
-			if res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct) {
+			if headSaysNotHTML(res) {
 				// Non-HTML on the HEAD's word: skipped without a GET.
 				p.FinalURL = p.fs.target
 				return res, answered

@@ -88,10 +88,12 @@ type Run struct {
 	wg       sync.WaitGroup // robots.txt fetches
 	done     chan struct{}
 
-	seedMu   sync.Mutex
+	mu       sync.Mutex // guards seedIDs, seedOuts and stopped
 	seedIDs  map[uuid.UUID]bool
 	seedOuts []crawler.Outcome
 	stopped  bool
+
+	// Written once by the run's goroutine before done is closed.
 	summary  *Summary
 	crawlErr error
 }
@@ -221,11 +223,11 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 // outcome receives every page's outcome.
 func (r *Run) outcome(out crawler.Outcome) {
 	r.stats.record(out)
-	r.seedMu.Lock()
+	r.mu.Lock()
 	if r.seedIDs[out.LinkID] {
 		r.seedOuts = append(r.seedOuts, out)
 	}
-	r.seedMu.Unlock()
+	r.mu.Unlock()
 	if r.opts.OnOutcome != nil {
 		r.opts.OnOutcome(out)
 	}
@@ -252,9 +254,9 @@ func (r *Run) seed(seeds []*url.URL) error {
 			r.stats.note("scope: " + reason.String())
 			continue
 		}
-		r.seedMu.Lock()
+		r.mu.Lock()
 		r.seedIDs[l.ID] = true
-		r.seedMu.Unlock()
+		r.mu.Unlock()
 		if _, err := r.frontier.add(*l, 0); err != nil {
 			return fmt.Errorf("engine: queue seeds: %w", err)
 		}
@@ -336,10 +338,10 @@ func (r *Run) finish(ctx context.Context, err error) {
 	sum.Handed = f.handed
 	sum.LimitReached = f.maxPages > 0 && f.handed >= f.maxPages
 	f.mu.Unlock()
-	r.seedMu.Lock()
+	r.mu.Lock()
 	sum.Stopped = r.stopped
 	sum.Seeds = append([]crawler.Outcome(nil), r.seedOuts...)
-	r.seedMu.Unlock()
+	r.mu.Unlock()
 	sum.Canceled = ctx.Err() != nil
 	r.summary, r.crawlErr = sum, err
 }
@@ -348,9 +350,9 @@ func (r *Run) finish(ctx context.Context, err error) {
 // in flight finish and are stored, and what is still queued stays in the
 // graph for the next run. It returns at once; Wait waits for the end.
 func (r *Run) Stop() {
-	r.seedMu.Lock()
+	r.mu.Lock()
 	r.stopped = true
-	r.seedMu.Unlock()
+	r.mu.Unlock()
 	r.frontier.stop()
 }
 
