@@ -245,8 +245,13 @@ func (pb *pageBase) resolveFast(dst, href []byte) ([]byte, int, fastResult) {
 		return dst, 0, fastUnsupported
 	}
 	href = bytes.TrimFunc(href, func(r rune) bool { return r <= ' ' })
-	if len(href) == 0 || href[0] == '#' || len(href) > MaxURLLength {
+	if len(href) == 0 || href[0] == '#' {
 		return dst, 0, fastDropped
+	}
+	if len(href) > MaxURLLength {
+		// Tabs and newlines inside it may not count (cleanHref removes
+		// them): the general path judges the length.
+		return dst, 0, fastUnsupported
 	}
 	i := 0
 	for ; i < len(href) && fastPathChars[href[i]]; i++ {
