@@ -138,6 +138,16 @@ func (p *Payload) MarkAsProcessed() {
 	payloadPool.Put(p)
 }
 
+// Abandon ends a page handed back through RequestScheduler.Park without
+// fetching it further: it is reported with ReasonCanceled and err, and is
+// left due in the graph. A work source calls it for pages it can no longer
+// serve (their host went to another process), instead of MarkAsProcessed,
+// which would report them dropped.
+func (p *Payload) Abandon(err error) {
+	p.skip(ReasonCanceled, err)
+	p.MarkAsProcessed()
+}
+
 func (p *Payload) reset() {
 	clear(p.Links) // let the strings be collected while the slice waits in the pool
 	clear(p.NoFollowLinks)

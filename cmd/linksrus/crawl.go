@@ -18,6 +18,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/linkgraph/postgres"
 	"github.com/linksrus/linksrus/pagerank"
 )
 
@@ -41,6 +42,8 @@ type crawlOptions struct {
 	denyNets      stringList
 	report        string
 	partition     string
+	leaseTTL      time.Duration
+	idle          time.Duration
 	every         time.Duration
 	recrawlAfter  time.Duration
 	listen        string
@@ -78,7 +81,9 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.Var(&o.allowNets, "allow-net", "let the crawler reach this private network `CIDR`, e.g. 127.0.0.0/8 (repeatable)")
 	fs.Var(&o.denyNets, "deny-net", "never crawl this network `CIDR`, though public (e.g. your company's own ranges; repeatable; wins over --allow-net)")
 	fs.StringVar(&o.report, "report", "", "write the summary and every URL's outcome as JSON to `FILE`")
-	fs.StringVar(&o.partition, "partition", "", "crawl only share `I/N` of the links, with N processes sharing one database")
+	fs.StringVar(&o.partition, "partition", "", "the static alternative to a shared crawl: crawl only share `I/N` of the links, with N processes sharing one database")
+	fs.DurationVar(&o.leaseTTL, "lease-ttl", engine.DefaultLeaseTTL, "with a PostgreSQL graph: a host stays with a process that stopped renewing its lease for `D` before others take it over")
+	fs.DurationVar(&o.idle, "idle", engine.DefaultSharedIdle, "with a PostgreSQL graph: finish once nothing has been queued anywhere in the shared crawl for `D`")
 	fs.DurationVar(&o.every, "every", 0, "run as a service: crawl again every `D`, re-fetching pages older than --recrawl-after")
 	fs.DurationVar(&o.recrawlAfter, "recrawl-after", 0, "fetch again pages retrieved more than `D` ago (0: never)")
 	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics on `ADDR` (e.g. 127.0.0.1:9090)")
@@ -133,6 +138,10 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	}
 	opts := cfg.engine
 	opts.Graph = st.graph
+	if q, ok := st.graph.(interface{ Queue() *postgres.Queue }); ok && opts.Partition == nil {
+		// Processes on one database share the crawl by host leases.
+		opts.Shared = &engine.Shared{Queue: q.Queue(), LeaseTTL: o.leaseTTL, Idle: o.idle}
+	}
 	if st.index != nil {
 		opts.Index = st.index
 	}
@@ -165,7 +174,7 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 		return nil, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
 	case o.maxPages < 0, o.maxDepth < 0, o.perHost < 0, o.maxBody < 0, o.retries < 0, o.maxRedirects < 0:
 		return nil, errors.New("--max-pages, --max-depth, --per-host, --max-body, --retries and --max-redirects cannot be negative")
-	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0:
+	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0, o.idle < 0:
 		return nil, errors.New("durations cannot be negative")
 	case o.maxBody == 0:
 		return nil, errors.New("--max-body 0 would skip every page; give a size in bytes")
@@ -247,6 +256,9 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	}
 	if part.count > 1 {
 		cfg.engine.Partition = &engine.Partition{From: part.from, To: part.to, Idle: o.idleExit}
+	}
+	if o.leaseTTL < 100*time.Millisecond {
+		return nil, fmt.Errorf("--lease-ttl must be at least 100ms, got %v", o.leaseTTL)
 	}
 	if err := cfg.engine.Check(); err != nil {
 		return nil, errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "), "scope: "))
@@ -340,7 +352,13 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 
 	s := newSummary(sum, cfg, interrupted)
 	printSummary(env.stdout, s)
-	if sum.Handed == 0 && crawlErr == nil && !interrupted {
+	if opts.Shared != nil {
+		perPage := float64(sum.SharedQueries) / float64(max(sum.Handed, 1))
+		fmt.Fprintf(env.stdout, "shared crawl: %d coordination queries, %.2f per page handled\n", sum.SharedQueries, perPage)
+	}
+	if sum.Handed == 0 && crawlErr == nil && !interrupted && opts.Shared != nil {
+		fmt.Fprintln(env.stdout, "nothing crawled by this process: the shared crawl had no host for it")
+	} else if sum.Handed == 0 && crawlErr == nil && !interrupted {
 		fmt.Fprintln(env.stdout, "nothing to crawl: every link in scope is fetched (--recrawl-after fetches pages again)")
 		if st.index != nil {
 			if note := indexNote(st.graph, st.index); note != "" {

@@ -75,6 +75,11 @@ func (g *discoveringGraph) UpsertEdges(edges []*linkgraph.Edge) error {
 			return err
 		}
 	}
+	if s := g.run.frontier.shared; s != nil {
+		// Before the pages are marked retrieved: a crash must not lose
+		// the links of a page it crawled.
+		return s.flushEnqueued(g.run.ctx())
+	}
 	return nil
 }
 

@@ -39,6 +39,23 @@
 // per host, a User-Agent naming the library, no private addresses, the
 // seeds' hosts only.
 //
+// # Crawling from several processes
+//
+// With Options.Shared, processes on different machines crawl one graph
+// together through a SharedQueue kept in the database they share (package
+// linkgraph/postgres: PostgreSQL or CockroachDB). Links found in scope go
+// to the shared queue instead of the process's frontier; a process leases
+// hosts with queued work and feeds their links to its frontier, so a host
+// is crawled by one process at a time and the per-host limits and delays
+// above hold across all processes together, handovers included (the
+// next request waits for the previous owner's delay, by the database's
+// clock). A process renews its leases every LeaseTTL/4 and starts no
+// request on a host once 3/4 of LeaseTTL have passed since the renewal was
+// sent; one that dies loses its hosts when its leases expire, and the
+// others take them over. A process joining a running crawl gets a share of
+// the hosts, and a process finishes when nothing has been queued anywhere
+// for Shared.Idle. The engine is the same; only where links wait differs.
+//
 // Several runs may go on at once, on one Engine or several; they share
 // nothing but the Options' stores and callbacks. A run leaves no goroutine
 // behind when it returns.

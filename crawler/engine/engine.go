@@ -74,6 +74,9 @@ type Summary struct {
 	Stopped, LimitReached, Canceled bool
 	// Seeds holds the outcome of every seed the run fetched or tried to.
 	Seeds []crawler.Outcome
+	// SharedQueries is, in a shared crawl whose queue counts them (a
+	// Queries() int64 method), the statements the run sent to it.
+	SharedQueries int64
 }
 
 // Run is a crawl started by Engine.Start.
@@ -84,8 +87,9 @@ type Run struct {
 	stats    *runStats
 	frontier *frontier
 	graph    *discoveringGraph
+	runCtx   context.Context
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup // robots.txt fetches
+	wg       sync.WaitGroup // robots.txt fetches, the shared work's manager
 	done     chan struct{}
 
 	mu       sync.Mutex // guards seedIDs, seedOuts and stopped
@@ -128,6 +132,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		cutoff:  cutoff,
 		scope:   sc,
 		stats:   newRunStats(),
+		runCtx:  runCtx,
 		cancel:  cancel,
 		done:    make(chan struct{}),
 		seedIDs: make(map[uuid.UUID]bool),
@@ -141,17 +146,28 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if !o.IgnoreRobots {
 		f.robots = newRobotsTable(runCtx, &r.wg, f.sched, e.getter, &o)
 	}
+	if o.Shared != nil {
+		f.shared = newSharedSource(&o, f, cutoff)
+		f.refill = f.shared.refill
+		if f.robots != nil {
+			f.robots.share = f.shared.saveRobots
+			f.robots.allow = f.shared.mayStart
+		}
+	}
 	r.graph = newDiscoveringGraph(o.Graph, r)
 	fail := func(err error) (*Run, error) {
 		cancel()
 		r.wg.Wait()
 		_ = f.Close()
+		if f.shared != nil {
+			_ = f.shared.close()
+		}
 		return nil, err
 	}
 	if err := r.seed(seedURLs); err != nil {
 		return fail(err)
 	}
-	if _, err := r.queuePending(); err != nil {
+	if err := r.queueLeftovers(runCtx); err != nil {
 		return fail(err)
 	}
 	if o.Partition != nil {
@@ -161,6 +177,9 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if f.shared != nil {
+		r.wg.Go(func() { f.shared.run(runCtx) })
+	}
 	go func() {
 		defer close(r.done)
 		_, err := c.Crawl(runCtx, f)
@@ -168,6 +187,11 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		r.wg.Wait()
 		if cerr := f.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("engine: frontier: %w", cerr))
+		}
+		if f.shared != nil {
+			if serr := f.shared.close(); serr != nil {
+				err = errors.Join(err, fmt.Errorf("engine: shared queue: %w", serr))
+			}
 		}
 		if e.idle != nil {
 			// Keep-alive connections would outlive the run, goroutines
@@ -178,6 +202,9 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	}()
 	return r, nil
 }
+
+// ctx is the run's context, which ends with the run.
+func (r *Run) ctx() context.Context { return r.runCtx }
 
 // crawlerConfig is the crawler's configuration for the run.
 func (r *Run) crawlerConfig(e *Engine) crawler.Config {
@@ -211,6 +238,11 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 	// to redirect targets too.
 	scopeGate, _ := crawler.NewScopeGate(r.scope)
 	cfg.Gates = append(cfg.Gates, scopeGate)
+	if r.frontier.shared != nil {
+		// Before robots.txt: a host this process does not hold gets no
+		// request from it, robots.txt included.
+		cfg.Gates = append(cfg.Gates, sharedRedirectGate{r})
+	}
 	if r.frontier.robots != nil {
 		cfg.Gates = append(cfg.Gates, r.frontier.robots)
 	}
@@ -230,6 +262,9 @@ func (r *Run) outcome(out crawler.Outcome) {
 	r.mu.Unlock()
 	if r.opts.OnOutcome != nil {
 		r.opts.OnOutcome(out)
+	}
+	if r.frontier.shared != nil {
+		r.frontier.shared.finished(out)
 	}
 	r.frontier.done(out.LinkID)
 }
@@ -262,6 +297,28 @@ func (r *Run) seed(seeds []*url.URL) error {
 		}
 	}
 	return nil
+}
+
+// queueLeftovers queues what earlier runs left due. In a shared crawl the
+// shared queue holds it, and the graph is read only when that queue is
+// empty (a crawl starting over a graph made without one, or due again
+// under RecrawlAfter).
+func (r *Run) queueLeftovers(ctx context.Context) error {
+	s := r.frontier.shared
+	if s == nil {
+		_, err := r.queuePending()
+		return err
+	}
+	pending, err := s.q.Pending(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if !pending {
+		if _, err := r.queuePending(); err != nil {
+			return err
+		}
+	}
+	return s.flushEnqueued(ctx)
 }
 
 // queuePending queues the links of the run's share that are due and in
@@ -343,6 +400,11 @@ func (r *Run) finish(ctx context.Context, err error) {
 	sum.Seeds = append([]crawler.Outcome(nil), r.seedOuts...)
 	r.mu.Unlock()
 	sum.Canceled = ctx.Err() != nil
+	if s := r.frontier.shared; s != nil {
+		if c, ok := s.q.(interface{ Queries() int64 }); ok {
+			sum.SharedQueries = c.Queries() - s.queriesAtStart
+		}
+	}
 	r.summary, r.crawlErr = sum, err
 }
 

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"time"
 
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/linkgraph/memory"
+	"github.com/linksrus/linksrus/linkgraph/postgres"
 	textmemory "github.com/linksrus/linksrus/textindex/memory"
 )
 
@@ -59,4 +61,31 @@ func exampleSite() *httptest.Server {
 		}
 		fmt.Fprint(w, body)
 	}))
+}
+
+// Processes on several machines crawling one site together: each runs
+// this with the same database and seeds. Hosts are leased to one process
+// at a time, so the per-host limits hold across all of them; a process
+// may join late, or die, and the others carry on.
+func ExampleShared() {
+	ctx := context.Background()
+	graph, err := postgres.Open(ctx, "postgres://crawler@db.internal/linksrus")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer graph.Close()
+	e, err := engine.New(engine.Options{
+		Graph:   graph,
+		PerHost: 2,
+		Delay:   time.Second,
+		Shared:  &engine.Shared{Queue: graph.Queue(), LeaseTTL: 30 * time.Second},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum, err := e.Run(ctx, "https://example.com/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("this process crawled %d pages\n", sum.Pages)
 }

@@ -54,6 +54,10 @@ type frontier struct {
 	maxPages  int
 	maxQueued int
 	robots    *robotsTable // nil: robots.txt ignored
+	// shared, in a crawl shared with other processes, is where links go
+	// and come from: a link found is queued there, and the frontier holds
+	// only the links of the hosts this process has leased.
+	shared *sharedSource
 
 	mu           sync.Mutex
 	seen         *seenSet
@@ -116,6 +120,10 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 	defer f.mu.Unlock()
 	if f.stopped || !f.seen.add(l.URL) {
 		return false, nil
+	}
+	if f.shared != nil {
+		f.shared.enqueue(l, u.Host, depth)
+		return true, nil
 	}
 	if f.linksQueued >= f.maxQueued {
 		if err := f.spill.write(l, depth); err != nil {
@@ -194,6 +202,9 @@ func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
 
 // Begin implements crawler.RequestScheduler.
 func (f *frontier) Begin(id uuid.UUID, host string) (func(), bool) {
+	if f.shared != nil && !f.shared.mayStart(host) {
+		return nil, false
+	}
 	f.mu.Lock()
 	e := f.leases[id]
 	if e != nil && !e.started && e.lease.Host == host {
@@ -209,6 +220,23 @@ func (f *frontier) Begin(id uuid.UUID, host string) (func(), bool) {
 
 // Park implements crawler.RequestScheduler.
 func (f *frontier) Park(p *crawler.Payload, host string, notBefore time.Time) {
+	if f.shared != nil {
+		switch {
+		case !f.shared.holds(host):
+			// Another process holds the host now, and fetches the page.
+			f.mu.Lock()
+			if e := f.leases[p.LinkID]; e != nil {
+				delete(f.leases, p.LinkID)
+				e.lease.Release()
+			}
+			f.mu.Unlock()
+			p.Abandon(errHostLost)
+			return
+		case !f.shared.mayStart(host):
+			// The lease awaits its renewal.
+			notBefore = later(notBefore, time.Now().Add(fencedRetry))
+		}
+	}
 	f.mu.Lock()
 	if e := f.leases[p.LinkID]; e != nil {
 		delete(f.leases, p.LinkID)
@@ -251,7 +279,15 @@ func (f *frontier) done(id uuid.UUID) {
 func (f *frontier) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.stopLocked()
+}
+
+// stopLocked stops handing out pages. f.mu must be held.
+func (f *frontier) stopLocked() {
 	f.stopped = true
+	if f.shared != nil {
+		f.shared.stop()
+	}
 	f.wakeIfOverLocked()
 }
 
@@ -325,11 +361,17 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 			return true
 		}
 		f.linksQueued--
+		if f.shared != nil {
+			f.shared.handedOut(lease.Host)
+		}
 		if f.stopped {
 			// Left in the graph for the next run.
 			f.left++
 			f.mu.Unlock()
 			lease.Release()
+			if f.shared != nil {
+				f.shared.forget(it.link.ID)
+			}
 			continue
 		}
 		if f.seen.overflowed() {
@@ -339,12 +381,14 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 			f.mu.Unlock()
 			if inFlight || f.retrievedSince(it.link.ID) {
 				lease.Release()
+				f.forgetShared(it.link.ID)
 				continue
 			}
 			f.mu.Lock()
 			if _, inFlight := f.depth[it.link.ID]; inFlight {
 				f.mu.Unlock()
 				lease.Release()
+				f.forgetShared(it.link.ID)
 				continue
 			}
 		}
@@ -354,7 +398,7 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		f.depth[it.link.ID] = it.depth
 		f.cur = it
 		if f.maxPages > 0 && f.handed >= f.maxPages {
-			f.stopped = true
+			f.stopLocked()
 		}
 		f.mu.Unlock()
 		return true
@@ -406,4 +450,92 @@ func (f *frontier) Close() error {
 		}
 	}
 	return f.spill.close()
+}
+
+// forgetShared tells the shared source that a pulled link was not handed
+// out after all.
+func (f *frontier) forgetShared(id uuid.UUID) {
+	if f.shared != nil {
+		f.shared.forget(id)
+	}
+}
+
+// idle reports whether nothing is queued or in flight.
+func (f *frontier) idle() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queued == 0 && f.inFlight == 0
+}
+
+// welcome prepares the frontier for a host just leased: its next request
+// waits as the lease says, and a robots.txt cached by another process is
+// used rather than fetched again.
+func (f *frontier) welcome(l linkgraph.HostLease) {
+	if l.Wait > 0 {
+		f.sched.Defer(l.Host, time.Now().Add(l.Wait))
+	}
+	if f.robots != nil && l.Robots != nil {
+		f.robots.seed(l.Host, *l.Robots)
+	}
+}
+
+// pushPulled queues links read from the shared queue.
+func (f *frontier) pushPulled(links []linkgraph.QueuedLink) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, q := range links {
+		f.seen.add(q.URL)
+		l := linkgraph.Link{ID: q.ID, URL: q.URL, RetrievedAt: q.RetrievedAt}
+		if err := f.pushLocked(l, q.Host, q.Depth); err != nil {
+			// The run is over; the link stays queued for the next.
+			f.shared.handedOut(q.Host)
+			f.shared.forget(q.ID)
+		}
+	}
+}
+
+// dropHost takes a host's queued items out of the scheduler, when the host
+// goes to another process: its links stay in the shared queue; its parked
+// pages are abandoned if the host is lost, or queued again to finish here
+// if it is being handed over once they are done.
+func (f *frontier) dropHost(host string, lost bool) {
+	f.mu.Lock()
+	items := f.sched.DrainHost(host)
+	var abandon []*crawler.Payload
+	for _, it := range items {
+		f.queued--
+		if it.parked == nil {
+			f.linksQueued--
+			f.shared.handedOut(host)
+			f.shared.forget(it.link.ID)
+			continue
+		}
+		if lost {
+			f.parkedQueued--
+			abandon = append(abandon, it.parked)
+			continue
+		}
+		if err := f.sched.PushPriority(f.ctx, host, 0, it); err != nil {
+			f.parkedQueued--
+			abandon = append(abandon, it.parked)
+			continue
+		}
+		f.queued++
+	}
+	f.wakeIfOverLocked()
+	f.mu.Unlock()
+	for _, p := range abandon {
+		p.Abandon(errHostLost)
+	}
+}
+
+// hostState reports whether host is idle in the scheduler and when its
+// next request may start.
+func (f *frontier) hostState(host string) (bool, time.Time) { return f.sched.HostState(host) }
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -154,6 +154,11 @@ type Options struct {
 	SpillDir string
 	// Partition, if set, restricts the run to a share of the graph.
 	Partition *Partition
+	// Shared, if set, shares the crawl's work with the other processes
+	// using the same queue (see Shared): a host is crawled by one process
+	// at a time, and processes may join, leave or die. It excludes
+	// Partition.
+	Shared *Shared
 
 	// Processors receive a copy of every crawled page, beside the stores.
 	Processors []pipeline.Processor
@@ -180,6 +185,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Graph == nil {
 		return o, fmt.Errorf("%w: a Graph is required", ErrOptions)
 	}
+	if o.Shared != nil && o.Shared.Queue == nil {
+		return o, fmt.Errorf("%w: Shared.Queue is required", ErrOptions)
+	}
 	return o.validate()
 }
 
@@ -192,6 +200,12 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: negative duration or size", ErrOptions)
 	case o.Partition != nil && o.Partition.Idle < 0:
 		return o, fmt.Errorf("%w: negative Partition.Idle", ErrOptions)
+	case o.Shared != nil && o.Partition != nil:
+		return o, fmt.Errorf("%w: Shared and Partition exclude each other", ErrOptions)
+	case o.Shared != nil && (o.Shared.LeaseTTL < 0 || o.Shared.Idle < 0 || o.Shared.MaxHosts < 0):
+		return o, fmt.Errorf("%w: negative Shared.LeaseTTL, Idle or MaxHosts", ErrOptions)
+	case o.Shared != nil && o.Shared.LeaseTTL > 0 && o.Shared.LeaseTTL < 100*time.Millisecond:
+		return o, fmt.Errorf("%w: Shared.LeaseTTL below 100ms", ErrOptions)
 	}
 	// The scope's patterns and domains, without seeds.
 	if _, err := scope.New(scope.Config{MaxDepth: o.MaxDepth, Domains: o.Domains, Include: o.Include, Exclude: o.Exclude}, nil); err != nil {
@@ -223,6 +237,19 @@ func (o Options) validate() (Options, error) {
 	}
 	if o.Detector == nil {
 		o.Detector = privnet.New()
+	}
+	if o.Shared != nil {
+		sh := *o.Shared
+		if sh.LeaseTTL == 0 {
+			sh.LeaseTTL = DefaultLeaseTTL
+		}
+		if sh.Idle == 0 {
+			sh.Idle = DefaultSharedIdle
+		}
+		if sh.MaxHosts == 0 {
+			sh.MaxHosts = 4 * o.Workers
+		}
+		o.Shared = &sh
 	}
 	return o, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
 	"github.com/linksrus/linksrus/crawler/robots"
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // How long a robots.txt decision is used before the file is fetched again:
@@ -41,6 +42,12 @@ type robotsTable struct {
 	opts    robots.Options
 	retry   crawler.RetryPolicy
 	timeout time.Duration
+
+	// share, if set, passes every robots.txt fetched on to the other
+	// processes of a shared crawl; allow, if set, says whether a request
+	// to a host may start (its lease is held).
+	share func(host string, rc linkgraph.RobotsCache)
+	allow func(host string) bool
 
 	mu      sync.Mutex
 	origins map[string]*robotsEntry
@@ -139,12 +146,12 @@ func (t *robotsTable) Admit(_ context.Context, u *url.URL) error {
 // unreachable, then publishes the result and resumes the host.
 func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	defer t.wg.Done()
-	get := &acquiringGetter{sched: t.sched, next: t.getter, timeout: t.timeout}
-	var rules *robots.Rules
+	get := &acquiringGetter{sched: t.sched, next: t.getter, timeout: t.timeout, host: host, allow: t.allow}
+	var body []byte
 	var basis robots.Basis
 	var err error
 	for attempt := 0; ; attempt++ {
-		rules, basis, err = robots.Fetch(t.ctx, get, key, t.opts)
+		body, basis, err = robots.FetchBody(t.ctx, get, key, t.opts)
 		if err == nil || t.ctx.Err() != nil {
 			break
 		}
@@ -163,6 +170,10 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	if t.ctx.Err() != nil && err == nil {
 		err = t.ctx.Err()
 	}
+	rules := robots.RulesFor(basis, body, t.opts.RobotName)
+	if err == nil && t.share != nil {
+		t.share(host, linkgraph.RobotsCache{Origin: key, Basis: uint8(basis), Body: body, TTL: robotsTTL})
+	}
 
 	t.mu.Lock()
 	e.fetching = false
@@ -178,6 +189,21 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 		t.sched.Resume(host)
 	}
 	t.mu.Unlock()
+}
+
+// seed takes a robots.txt decision another process made for host's
+// origin, unless this run has a fresh one of its own or is fetching it.
+func (t *robotsTable) seed(host string, rc linkgraph.RobotsCache) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.origins[rc.Origin]; e != nil && (e.fetching || (e.err == nil && time.Now().Before(e.expires))) {
+		return
+	}
+	rules := robots.RulesFor(robots.Basis(rc.Basis), rc.Body, t.opts.RobotName)
+	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: robots.Basis(rc.Basis), expires: time.Now().Add(rc.TTL)}
+	if d, ok := rules.CrawlDelay(); ok {
+		t.sched.SetDelay(host, min(d, t.opts.MaxCrawlDelay))
+	}
 }
 
 // backoff is the wait before retry attempt+1 of a robots.txt fetch, under
@@ -202,12 +228,20 @@ type acquiringGetter struct {
 	sched   *politeness.Scheduler[item]
 	next    crawler.URLGetter
 	timeout time.Duration
+	// allow, if set, is asked before each request to host (the origin's
+	// own, not a redirect's) whether it may still start.
+	host  string
+	allow func(host string) bool
 }
 
 func (g *acquiringGetter) Do(req *http.Request) (*http.Response, error) {
 	release, err := g.sched.Acquire(req.Context(), req.URL.Host)
 	if err != nil {
 		return nil, err
+	}
+	if g.allow != nil && req.URL.Host == g.host && !g.allow(g.host) {
+		release()
+		return nil, errHostLost
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
 	res, err := g.next.Do(req.WithContext(ctx))

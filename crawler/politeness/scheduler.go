@@ -405,6 +405,41 @@ func (s *Scheduler[T]) Drain() []T {
 	return out
 }
 
+// DrainHost removes host's queued items and returns them: for a caller
+// that gives the host up (another process takes it over) and must account
+// for what it had queued.
+func (s *Scheduler[T]) DrainHost(host string) []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.hosts[host]
+	if !ok || h.queued == 0 {
+		return nil
+	}
+	var out []T
+	for l, q := range h.queues {
+		out = append(out, q...)
+		h.queues[l] = nil
+	}
+	s.total -= h.queued
+	h.queued = 0
+	s.reschedule(h, time.Now())
+	s.broadcast()
+	return out
+}
+
+// HostState reports whether host is idle (nothing queued, no slot taken)
+// and the earliest start of its next request under its delay: what a
+// caller handing the host over to someone else must pass on.
+func (s *Scheduler[T]) HostState(host string) (idle bool, nextStart time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.hosts[host]
+	if !ok {
+		return true, time.Time{}
+	}
+	return h.queued == 0 && h.inFlight == 0, h.nextStart
+}
+
 // Len returns the number of queued items.
 func (s *Scheduler[T]) Len() int {
 	s.mu.Lock()

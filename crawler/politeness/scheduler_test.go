@@ -417,3 +417,46 @@ func TestPriorityDoesNotBeatPoliteness(t *testing.T) {
 	}
 	l.Release()
 }
+
+// TestDrainHostAndHostState gives a host up as a process handing it over
+// would: its queued items come back, the other hosts' stay, and HostState
+// tells when the host is idle and when its next request may start.
+func TestDrainHostAndHostState(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 2, MinDelay: time.Hour})
+	ctx := context.Background()
+	for _, v := range []string{"a1", "a2", "a3"} {
+		_ = s.Push(ctx, "a", v)
+	}
+	_ = s.Push(ctx, "b", "b1")
+	l, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := l.Host
+	other := map[string]string{"a": "b", "b": "a"}[host]
+	l.Start()
+	if idle, next := s.HostState(host); idle || time.Until(next) < 59*time.Minute {
+		t.Fatalf("HostState(%s) with a request in flight = %v, %v", host, idle, next)
+	}
+	got := s.DrainHost(other)
+	if want := map[string]int{"a": 3, "b": 1}[other]; len(got) != want {
+		t.Fatalf("DrainHost(%s) = %v, want %d items", other, got, want)
+	}
+	if idle, _ := s.HostState(other); !idle {
+		t.Fatalf("HostState(%s) after DrainHost: not idle", other)
+	}
+	if n := s.Len(); n != map[string]int{"a": 2, "b": 0}[host] {
+		t.Fatalf("Len after DrainHost = %d", n)
+	}
+	if s.DrainHost("unknown") != nil {
+		t.Fatal("DrainHost of an unknown host returned items")
+	}
+	l.Release()
+	s.DrainHost(host)
+	if idle, next := s.HostState(host); !idle || next.IsZero() {
+		t.Fatalf("HostState(%s) after release and drain = %v, %v; want idle, with the delay's next start", host, idle, next)
+	}
+	if idle, next := s.HostState("unknown"); !idle || !next.IsZero() {
+		t.Fatalf("HostState(unknown) = %v, %v", idle, next)
+	}
+}

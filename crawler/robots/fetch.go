@@ -31,16 +31,43 @@ func Fetch(ctx context.Context, get Getter, origin string, opts Options) (*Rules
 	if err := opts.setDefaults(); err != nil {
 		return disallowAll, BasisUnreachable, err
 	}
+	body, basis, err := FetchBody(ctx, get, origin, opts)
+	return RulesFor(basis, body, opts.RobotName), basis, err
+}
+
+// RulesFor returns the rules that a fetch with this outcome stands for:
+// the body parsed for name when basis is BasisRules, everything allowed
+// when the file is unavailable, nothing when it is unreachable. It turns
+// a decision kept elsewhere (FetchBody's body, in a shared cache) back
+// into rules.
+func RulesFor(basis Basis, body []byte, name string) *Rules {
+	switch basis {
+	case BasisRules:
+		return Parse(body, name)
+	case BasisUnavailable:
+		return allowAll
+	}
+	return disallowAll
+}
+
+// FetchBody is Fetch without the parsing: it returns the file's body (at
+// most opts.MaxSize bytes, cut at the last complete line) with the basis
+// of the decision; the body is nil unless the basis is BasisRules. It is
+// for callers that keep the file itself, to share it between processes.
+func FetchBody(ctx context.Context, get Getter, origin string, opts Options) ([]byte, Basis, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, BasisUnreachable, err
+	}
 	target := origin + "/robots.txt"
 	for hop := 0; ; hop++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		if err != nil {
-			return disallowAll, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
+			return nil, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
 		}
 		req.Header.Set("User-Agent", opts.UserAgent)
 		resp, err := get.Do(req)
 		if err != nil {
-			return disallowAll, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
+			return nil, BasisUnreachable, fmt.Errorf("robots: fetch %s: %w", target, err)
 		}
 		code := resp.StatusCode
 		switch {
@@ -48,27 +75,27 @@ func Fetch(ctx context.Context, get Getter, origin string, opts Options) (*Rules
 			body, err := readLimited(resp.Body, opts.MaxSize)
 			_ = resp.Body.Close()
 			if err != nil { // a truncated file could drop a Disallow
-				return disallowAll, BasisUnreachable, fmt.Errorf("robots: read %s: %w", target, err)
+				return nil, BasisUnreachable, fmt.Errorf("robots: read %s: %w", target, err)
 			}
-			return Parse(body, opts.RobotName), BasisRules, nil
+			return body, BasisRules, nil
 		case code >= 300 && code < 400:
 			loc := resp.Header.Get("Location")
 			discard(resp.Body)
 			if loc == "" || hop >= opts.MaxRedirects {
-				return allowAll, BasisUnavailable, nil
+				return nil, BasisUnavailable, nil
 			}
 			next, err := req.URL.Parse(loc)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
-				return allowAll, BasisUnavailable, nil
+				return nil, BasisUnavailable, nil
 			}
 			target = next.String()
 		case code >= 400 && code < 500 && code != http.StatusTooManyRequests:
 			discard(resp.Body)
-			return allowAll, BasisUnavailable, nil
+			return nil, BasisUnavailable, nil
 		default:
 			discard(resp.Body)
 			err := &StatusError{URL: target, StatusCode: code, RetryAfter: resp.Header.Get("Retry-After")}
-			return disallowAll, BasisUnreachable, err
+			return nil, BasisUnreachable, err
 		}
 	}
 }

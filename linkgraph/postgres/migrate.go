@@ -56,17 +56,17 @@ func loadMigrations() ([]migration, error) {
 // transaction-scoped advisory lock, so processes opening the same database
 // at once neither fail nor apply anything twice. CockroachDB has no advisory
 // locks; there the idempotent statements and the retry on 40001 suffice.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool) (cockroach bool, err error) {
 	ms, err := loadMigrations()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var version string
 	if err := pool.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		return fmt.Errorf("query server version: %w", err)
+		return false, fmt.Errorf("query server version: %w", err)
 	}
-	cockroach := strings.Contains(version, "CockroachDB")
-	return retry(ctx, func(ctx context.Context) error {
+	cockroach = strings.Contains(version, "CockroachDB")
+	return cockroach, retry(ctx, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			if !cockroach {
 				if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {

@@ -14,6 +14,61 @@
 // deadlocks (40P01). Batch upserts are one statement each: the batch is
 // de-duplicated and sorted (so concurrent batches lock rows in one order),
 // sent as arrays and expanded with unnest, and merged with ON CONFLICT.
+//
+// # Crawling from several processes
+//
+// Graph.Queue is the shared crawl queue that lets any number of crawl
+// processes work on one graph, with no other server (the crawl engine's
+// Options.Shared). A link found in scope is queued under its host
+// (crawl_queue); a host with queued links is pending (crawl_hosts), and a
+// process leases pending hosts (owner, lease_expires), reads their links
+// through the (host, depth, queued_at) index, crawls them under its own
+// per-host limits, renews its leases, and releases each host when it runs
+// dry, passing on when the host's next request may start (next_at). A host
+// belongs to one process at a time, so per-host limits and delays hold
+// across processes together; a process that dies loses its hosts when its
+// leases expire, and whoever takes one over first waits for the dead
+// owner's requests to have ended (drain_us past the expiry). Every time in
+// these tables comes from the database's clock. robots.txt decisions are
+// cached in the host row. Processes register in crawl_workers, so that
+// hosts are spread evenly and a process joining a running crawl gets a
+// share: one holding more than one host beyond a hungry one gives hosts up.
+// On PostgreSQL, a waiting process sleeps on LISTEN linksrus_crawl and is
+// woken by NOTIFY when a host nobody holds gets work.
+//
+// Statements per page crawled, amortised: about one read of queued links
+// (a host's links are read up to 64 at a time, and again as its pages
+// reveal more), one insert of the links a page's batch found (one
+// statement per store batch), and one delete per 256 handled links or
+// quarter second; plus per process a heartbeat and a lease renewal every
+// LeaseTTL/4 and a claim per host. The command prints the figure at the
+// end of a crawl ("coordination queries ... per page handled").
+//
+// # CockroachDB
+//
+// No CockroachDB server can be installed where this package is tested, so
+// what follows is unverified here, from CockroachDB's documentation:
+//
+//   - Schema (0002_crawl_coordination.sql): partial index (WHERE pending),
+//     INTERVAL arithmetic as $n * INTERVAL '1 microsecond', BYTEA, UUID:
+//     supported (partial indexes since v20.2).
+//   - Enqueue: data-modifying CTEs (INSERT … RETURNING in WITH) and
+//     INSERT … ON CONFLICT DO UPDATE: supported; count(*) FILTER: supported.
+//   - Claim: SELECT … FOR UPDATE SKIP LOCKED in a CTE feeding UPDATE …
+//     FROM … RETURNING: SKIP LOCKED is supported since v23.1 (under
+//     SERIALIZABLE it may still return 40001, which every statement
+//     retries); EXTRACT(EPOCH FROM interval): supported.
+//   - Renew, Pull, Done, Pending, Leave, SaveRobots: plain UPDATE,
+//     SELECT with JOIN and = ANY(array), DELETE: supported.
+//   - Release: a transaction with SELECT … FOR UPDATE then UPDATE with an
+//     EXISTS subquery: supported; its NOTIFY is skipped.
+//   - Heartbeat: INSERT … ON CONFLICT in a CTE with scalar subqueries and
+//     LIMIT in a subquery: supported.
+//   - LISTEN/NOTIFY: not supported; WaitForWork sleeps instead, and the
+//     engine's claims are a back-off poll (100 ms to 2 s) on the indexed
+//     claim query.
+//   - No advisory lock is taken in the claim path (the migration lock is
+//     PostgreSQL-only, as before).
 package postgres
 
 import (
@@ -22,6 +77,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -44,6 +100,11 @@ type Graph struct {
 	// the graph, since the Graph methods take no context of their own.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// cockroach is set on CockroachDB, which lacks LISTEN/NOTIFY.
+	cockroach bool
+
+	mu     sync.Mutex
+	queues []*Queue // closed by Close: each may hold a LISTEN connection
 }
 
 var _ linkgraph.Graph = (*Graph)(nil)
@@ -60,18 +121,26 @@ func Open(ctx context.Context, dsn string) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres graph: create pool: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	cockroach, err := migrate(ctx, pool)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres graph: migrate: %w", err)
 	}
 	gctx, cancel := context.WithCancel(context.Background())
-	return &Graph{pool: pool, ctx: gctx, cancel: cancel}, nil
+	return &Graph{pool: pool, ctx: gctx, cancel: cancel, cockroach: cockroach}, nil
 }
 
 // Close cancels running queries and closes the connection pool. It waits
 // for iterators' connections, which they hold only while reading a page.
 func (g *Graph) Close() error {
 	g.cancel()
+	g.mu.Lock()
+	queues := g.queues
+	g.queues = nil
+	g.mu.Unlock()
+	for _, q := range queues {
+		_ = q.Close()
+	}
 	g.pool.Close()
 	return nil
 }

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/internal/pgtest"
+	"github.com/linksrus/linksrus/linkgraph/postgres"
+)
+
+// hostsSite is a site spread over loopback hosts 127.0.0.2, 127.0.0.3, …:
+// every host has pages /0 … /n-1, each linking to the next three. Each
+// request is logged with its host, the process that sent it (the comment
+// in its User-Agent) and its start and end, as the server saw them.
+type hostsSite struct {
+	servers []*httptest.Server
+	roots   []string
+	pages   int
+	wait    time.Duration
+
+	mu   sync.Mutex
+	reqs []hostRequest
+}
+
+type hostRequest struct {
+	host, method, path, worker string
+	start, end                 time.Time
+}
+
+var workerRE = regexp.MustCompile(`\((w\d+)\)`)
+
+func newHostsSite(t *testing.T, hosts, pages int, wait time.Duration) *hostsSite {
+	t.Helper()
+	s := &hostsSite{pages: pages, wait: wait}
+	for i := range hosts {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 2+i))
+		if err != nil {
+			t.Skipf("cannot listen on 127.0.0.%d: %v", 2+i, err)
+		}
+		srv := httptest.NewUnstartedServer(nil)
+		srv.Listener.Close()
+		srv.Listener = ln
+		host := ln.Addr().String()
+		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			defer func() {
+				worker := ""
+				if m := workerRE.FindStringSubmatch(r.UserAgent()); m != nil {
+					worker = m[1]
+				}
+				s.mu.Lock()
+				s.reqs = append(s.reqs, hostRequest{host, r.Method, r.URL.Path, worker, start, time.Now()})
+				s.mu.Unlock()
+			}()
+			if r.URL.Path == "/robots.txt" {
+				fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+				return
+			}
+			time.Sleep(s.wait)
+			p, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+			if err != nil || p >= s.pages {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>")
+			for q := p + 1; q <= p+3 && q < s.pages; q++ {
+				fmt.Fprintf(w, `<a href="/%d">page %d</a> `, q, q)
+			}
+			fmt.Fprint(w, `<a href="/private">private</a></body></html>`)
+		})
+		srv.Start()
+		t.Cleanup(srv.Close)
+		s.servers = append(s.servers, srv)
+		s.roots = append(s.roots, srv.URL+"/0")
+	}
+	return s
+}
+
+// gets returns the GETs of pages (robots.txt aside).
+func (s *hostsSite) gets() []hostRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hostRequest
+	for _, r := range s.reqs {
+		if r.method == http.MethodGet && r.path != "/robots.txt" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkPolite asserts, per host and over every process together, at most
+// perHost requests in flight and starts at least delay apart (less a
+// tolerance for the time between the client's start and the server's).
+func (s *hostsSite) checkPolite(t *testing.T, perHost int, delay time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	byHost := make(map[string][]hostRequest)
+	for _, r := range s.reqs {
+		byHost[r.host] = append(byHost[r.host], r)
+	}
+	s.mu.Unlock()
+	// The server sees a start later than the client sends it, by a dial
+	// or a scheduling delay that varies from request to request.
+	const tolerance = 20 * time.Millisecond
+	for host, reqs := range byHost {
+		slices.SortFunc(reqs, func(a, b hostRequest) int { return a.start.Compare(b.start) })
+		for i, r := range reqs {
+			if i > 0 {
+				if d := r.start.Sub(reqs[i-1].start); d < delay-tolerance {
+					t.Errorf("%s: %s (%s) started %v after %s (%s), want >= %v", host, r.path, r.worker, d, reqs[i-1].path, reqs[i-1].worker, delay)
+				}
+			}
+			overlap := 1
+			for _, o := range reqs[:i] {
+				if o.end.After(r.start) {
+					overlap++
+				}
+			}
+			if overlap > perHost {
+				t.Errorf("%s: %d requests in flight when %s (%s) started, want <= %d", host, overlap, r.path, r.worker, perHost)
+			}
+		}
+	}
+}
+
+// sharedCrawl starts `linksrus crawl` as process name on the shared graph.
+func sharedCrawl(t *testing.T, dsn, name string, site *hostsSite, extra ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	args := []string{"crawl", "--graph", dsn, "--index", "none", "--allow-net", "127.0.0.0/8",
+		"--workers", "4", "--per-host", "2", "--delay", "40ms", "--timeout", "2s",
+		"--lease-ttl", "2s", "--idle", "2s", "--rank=false",
+		"--user-agent", "linksrus-crawler/1.0 (" + name + ")"}
+	args = append(append(args, extra...), site.roots...)
+	cmd := exec.Command(linksrusBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out, &errb
+}
+
+// TestSharedCrawlThreeProcesses runs three crawl processes on one
+// PostgreSQL graph, on a site of 6 hosts, with a fourth joining mid-crawl:
+// every page is fetched once in all, per-host limits and delays hold
+// across the processes together, and the late one takes a share.
+func TestSharedCrawlThreeProcesses(t *testing.T) {
+	dsn := pgtest.Database(t, "cmd")
+	const hosts, pages = 6, 60
+	site := newHostsSite(t, hosts, pages, 5*time.Millisecond)
+	var cmds []*exec.Cmd
+	var outs, errs []*bytes.Buffer
+	start := func(name string) {
+		c, o, e := sharedCrawl(t, dsn, name, site)
+		cmds, outs, errs = append(cmds, c), append(outs, o), append(errs, e)
+	}
+	for i := range 3 {
+		start(fmt.Sprint("w", i))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(site.gets()) < hosts*pages/4 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	start("w3")
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("process w%d: %v\n%s%s", i, err, outs[i], errs[i])
+		}
+	}
+	gets := site.gets()
+	count := make(map[string]int)
+	byWorker := make(map[string]int)
+	for _, r := range gets {
+		count[r.host+r.path]++
+		byWorker[r.worker]++
+	}
+	if len(count) != hosts*pages {
+		t.Errorf("%d pages fetched, want %d", len(count), hosts*pages)
+	}
+	for p, n := range count {
+		if n != 1 {
+			t.Errorf("%s fetched %d times", p, n)
+		}
+	}
+	if byWorker["w3"] == 0 {
+		t.Errorf("the process that joined mid-crawl fetched nothing: %v", byWorker)
+	}
+	site.checkPolite(t, 2, 40*time.Millisecond)
+	for i, o := range outs {
+		if !strings.Contains(o.String(), "coordination queries") {
+			t.Errorf("w%d's summary does not count its coordination queries:\n%s", i, o)
+		}
+	}
+	t.Logf("pages per process: %v", byWorker)
+	for i, o := range outs {
+		t.Logf("w%d: %s%s", i, o, errs[i])
+	}
+}
+
+// TestSharedCrawlSurvivesKill9 kills one of three processes mid-crawl with
+// SIGKILL: the other two take its hosts over once its leases expire and
+// finish the crawl; pages fetched twice are only pages it had in flight
+// (fetched, not yet stored), and politeness holds across the takeover.
+func TestSharedCrawlSurvivesKill9(t *testing.T) {
+	dsn := pgtest.Database(t, "cmd")
+	const hosts, pages = 6, 50
+	site := newHostsSite(t, hosts, pages, 10*time.Millisecond)
+	var cmds []*exec.Cmd
+	var outs, errs []*bytes.Buffer
+	for i := range 3 {
+		c, o, e := sharedCrawl(t, dsn, fmt.Sprint("w", i), site)
+		cmds, outs, errs = append(cmds, c), append(outs, o), append(errs, e)
+	}
+	victimPages := func() int {
+		n := 0
+		for _, r := range site.gets() {
+			if r.worker == "w0" {
+				n++
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for victimPages() < 20 && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := cmds[0].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmds[0].Wait()
+	killedAt := time.Now()
+	// The killed process's pages in flight: fetched by it, not stored as
+	// retrieved. Read at once: the others wait for its leases to expire.
+	inFlight := make(map[string]bool)
+	notRetrieved := notRetrievedURLs(t, dsn)
+	for _, r := range site.gets() {
+		if r.worker == "w0" && notRetrieved["http://"+r.host+r.path] {
+			inFlight[r.host+r.path] = true
+		}
+	}
+	for i := 1; i < 3; i++ {
+		if err := cmds[i].Wait(); err != nil {
+			t.Fatalf("process w%d: %v\n%s%s", i, err, outs[i], errs[i])
+		}
+	}
+	count := make(map[string]int)
+	for _, r := range site.gets() {
+		count[r.host+r.path]++
+	}
+	if len(count) != hosts*pages {
+		t.Errorf("%d pages fetched, want %d", len(count), hosts*pages)
+	}
+	twice := 0
+	for p, n := range count {
+		if n == 1 {
+			continue
+		}
+		twice++
+		if n > 2 || !inFlight[p] {
+			t.Errorf("%s fetched %d times, though not in flight in the killed process", p, n)
+		}
+	}
+	site.checkPolite(t, 2, 40*time.Millisecond)
+	t.Logf("after the kill the others finished in %v; %d pages fetched twice, of %d in flight in the killed process", time.Since(killedAt).Round(time.Millisecond), twice, len(inFlight))
+}
+
+// notRetrievedURLs returns the URLs of the graph's links never retrieved.
+func notRetrievedURLs(t *testing.T, dsn string) map[string]bool {
+	t.Helper()
+	g, err := postgres.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	it, err := g.Links(uuid.Nil, uuid.Max, time.Unix(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	out := make(map[string]bool)
+	for it.Next() {
+		out[it.Link().URL] = true
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSharedCrawlIdleProcessIsQuiet: a process with nothing to do, while
+// another holds the only host, waits without polling the database more
+// than a few times a second.
+func TestSharedCrawlIdleProcessIsQuiet(t *testing.T) {
+	dsn := pgtest.Database(t, "cmd")
+	site := newHostsSite(t, 1, 80, 60*time.Millisecond)
+	busy, busyOut, busyErr := sharedCrawl(t, dsn, "w0", site)
+	for len(site.gets()) < 2 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	idle, idleOut, idleErr := sharedCrawl(t, dsn, "w1", site)
+	if err := busy.Wait(); err != nil {
+		t.Fatalf("busy process: %v\n%s%s", err, busyOut, busyErr)
+	}
+	if err := idle.Wait(); err != nil {
+		t.Fatalf("idle process: %v\n%s%s", err, idleOut, idleErr)
+	}
+	m := regexp.MustCompile(`in ([0-9.]+)s,[^\n]*\n(?s:.*)shared crawl: (\d+) coordination queries`).FindStringSubmatch(idleOut.String())
+	if m == nil {
+		t.Fatalf("no summary from the idle process:\n%s", idleOut)
+	}
+	secs, _ := strconv.ParseFloat(m[1], 64)
+	queries, _ := strconv.Atoi(m[2])
+	if rate := float64(queries) / secs; rate > 5 {
+		t.Errorf("the idle process sent %d queries in %.1fs (%.1f/s), want at most 5/s", queries, secs, rate)
+	}
+	for _, r := range site.gets() {
+		if r.worker == "w1" {
+			t.Errorf("the idle process fetched %s though the other held the host", r.path)
+		}
+	}
+	t.Logf("idle process: %d queries in %.1fs", queries, secs)
+}

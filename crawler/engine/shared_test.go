@@ -1,0 +1,334 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/engine"
+	"github.com/linksrus/linksrus/internal/pgtest"
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/postgres"
+)
+
+// sharedSite is a site spread over several loopback hosts: each host has
+// pages /0 … /n-1, every page links to the next two of its host and its
+// root to every other host's root. Requests are logged per host, with the
+// process (X-Worker header) that sent them.
+type sharedSite struct {
+	log   *requestLog
+	hosts []*hostServer
+
+	mu  sync.Mutex
+	by  map[string]map[string]int // host+path → worker → GETs
+	gap time.Duration             // each page answers after this
+}
+
+func newSharedSite(t *testing.T, hosts, pages int, gap time.Duration) *sharedSite {
+	s := &sharedSite{log: &requestLog{}, by: make(map[string]map[string]int), gap: gap}
+	for i := range hosts {
+		n := 2 + i
+		var self *hostServer
+		self = startHost(t, n, s.log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+				return
+			}
+			if r.Method == http.MethodGet {
+				s.mu.Lock()
+				key := self.Host + r.URL.Path
+				if s.by[key] == nil {
+					s.by[key] = make(map[string]int)
+				}
+				s.by[key][r.Header.Get("X-Worker")]++
+				s.mu.Unlock()
+			}
+			time.Sleep(s.gap)
+			p, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+			if err != nil || p >= pages {
+				http.NotFound(w, r)
+				return
+			}
+			var b strings.Builder
+			for _, q := range []int{p + 1, p + 2} {
+				if q < pages {
+					fmt.Fprintf(&b, `<a href="/%d">%d</a> `, q, q)
+				}
+			}
+			b.WriteString(`<a href="/private">no</a> `)
+			if p == 0 {
+				for _, o := range s.hosts {
+					fmt.Fprintf(&b, `<a href="%s/0">other</a> `, o.URL)
+				}
+			}
+			htmlPage(w, b.String())
+		}))
+		s.hosts = append(s.hosts, self)
+	}
+	return s
+}
+
+// gets returns, per page, how many GETs each worker sent.
+func (s *sharedSite) gets() map[string]map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]map[string]int, len(s.by))
+	for k, v := range s.by {
+		c := make(map[string]int, len(v))
+		for w, n := range v {
+			c[w] = n
+		}
+		out[k] = c
+	}
+	return out
+}
+
+// sharedOptions are the options of one process of a shared crawl on dsn.
+func sharedOptions(t *testing.T, dsn, worker string, q engine.SharedQueue, g engine.Graph) engine.Options {
+	t.Helper()
+	return engine.Options{
+		Graph:    g,
+		Detector: loopback(),
+		Workers:  4,
+		PerHost:  2,
+		Delay:    30 * time.Millisecond,
+		AnyHost:  true,
+		Retry:    fastRetry(),
+		Shared:   &engine.Shared{Queue: q, LeaseTTL: time.Second, Idle: time.Second},
+		DecorateRequest: func(r *http.Request) error {
+			r.Header.Set("X-Worker", worker)
+			return nil
+		},
+		FetchTimeout: 2 * time.Second,
+	}
+}
+
+// openShared opens the graph of a process of the crawl.
+func openShared(t *testing.T, dsn string) *postgres.Graph {
+	t.Helper()
+	g, err := postgres.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// TestSharedCrawlAcrossProcesses crawls one site of four hosts with three
+// engines sharing a PostgreSQL graph, as three processes would: every page
+// is fetched once in all, the hosts are shared out, robots.txt is fetched
+// once per host, and per host at most PerHost requests are in flight and
+// starts are Delay apart across the three together.
+func TestSharedCrawlAcrossProcesses(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	const hosts, pages = 4, 25
+	site := newSharedSite(t, hosts, pages, 5*time.Millisecond)
+	seed := site.hosts[0].URL + "/0"
+
+	var wg sync.WaitGroup
+	sums := make([]*engine.Summary, 3)
+	errs := make([]error, 3)
+	for i := range 3 {
+		g := openShared(t, dsn)
+		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.Queue(), g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { sums[i], errs[i] = e.Run(context.Background(), seed) })
+	}
+	wg.Wait()
+	busy := 0
+	for i := range 3 {
+		if errs[i] != nil {
+			t.Fatalf("process %d: %v", i, errs[i])
+		}
+		if sums[i].Pages > 0 {
+			busy++
+		}
+	}
+	if busy < 2 {
+		t.Errorf("only %d of 3 processes crawled anything", busy)
+	}
+	gets := site.gets()
+	if len(gets) != hosts*pages {
+		t.Errorf("%d pages fetched, want %d", len(gets), hosts*pages)
+	}
+	for page, by := range gets {
+		n := 0
+		for _, c := range by {
+			n += c
+		}
+		if n != 1 {
+			t.Errorf("%s fetched %d times (%v)", page, n, by)
+		}
+	}
+	for _, h := range site.hosts {
+		site.log.checkPoliteness(t, h.Host, 2, 30*time.Millisecond)
+		if n := site.log.count(h.Host, "/robots.txt"); n != 1 {
+			t.Errorf("%s: robots.txt fetched %d times, want once for all processes", h.Host, n)
+		}
+		if n := site.log.count(h.Host, "/private"); n != 0 {
+			t.Errorf("%s: /private fetched against robots.txt", h.Host)
+		}
+	}
+	g := openShared(t, dsn)
+	if pending, err := g.Queue().Pending(t.Context()); err != nil || pending {
+		t.Errorf("links left queued after the crawl: %v, %v", pending, err)
+	}
+}
+
+// dyingQueue is a shared queue whose process dies: after kill, every call
+// fails, as if the process had vanished, and nothing it held is released.
+type dyingQueue struct {
+	engine.SharedQueue
+	mu   sync.Mutex
+	dead bool
+}
+
+var errDead = errors.New("process killed")
+
+func (q *dyingQueue) kill() {
+	q.mu.Lock()
+	q.dead = true
+	q.mu.Unlock()
+}
+
+func (q *dyingQueue) check() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dead {
+		return errDead
+	}
+	return nil
+}
+
+func (q *dyingQueue) Enqueue(ctx context.Context, l []linkgraph.QueuedLink) error {
+	if err := q.check(); err != nil {
+		return err
+	}
+	return q.SharedQueue.Enqueue(ctx, l)
+}
+
+func (q *dyingQueue) Claim(ctx context.Context, w uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]linkgraph.HostLease, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	return q.SharedQueue.Claim(ctx, w, n, ttl, drain, skip)
+}
+
+func (q *dyingQueue) Renew(ctx context.Context, w uuid.UUID, hosts []string, ttl time.Duration) ([]string, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	return q.SharedQueue.Renew(ctx, w, hosts, ttl)
+}
+
+func (q *dyingQueue) Release(ctx context.Context, w uuid.UUID, host string, wait time.Duration) error {
+	if err := q.check(); err != nil {
+		return err
+	}
+	return q.SharedQueue.Release(ctx, w, host, wait)
+}
+
+func (q *dyingQueue) Done(ctx context.Context, ids []uuid.UUID) error {
+	if err := q.check(); err != nil {
+		return err
+	}
+	return q.SharedQueue.Done(ctx, ids)
+}
+
+// deadGetter refuses every request once its process is dead.
+type deadGetter struct {
+	q    *dyingQueue
+	next crawler.URLGetter
+}
+
+func (g deadGetter) Do(r *http.Request) (*http.Response, error) {
+	if err := g.q.check(); err != nil {
+		return nil, err
+	}
+	return g.next.Do(r)
+}
+
+// TestSharedCrawlSurvivesADeadProcess: one of two processes dies mid-crawl
+// holding hosts; once its leases expire the other takes them over and
+// finishes the crawl. Pages fetched twice are at most those the dead one
+// had in flight; politeness holds across the takeover.
+func TestSharedCrawlSurvivesADeadProcess(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	const hosts, pages = 3, 30
+	site := newSharedSite(t, hosts, pages, 20*time.Millisecond)
+	seed := site.hosts[0].URL + "/0"
+
+	gDead, gLive := openShared(t, dsn), openShared(t, dsn)
+	dq := &dyingQueue{SharedQueue: gDead.Queue()}
+	oDead := sharedOptions(t, dsn, "dead", dq, gDead)
+	oDead.URLGetter = deadGetter{q: dq, next: crawler.NewURLGetter(loopback())}
+	var crawled sync.Map
+	var once sync.Once
+	killed := make(chan struct{})
+	oDead.OnOutcome = func(o crawler.Outcome) {
+		if o.Crawled() {
+			crawled.Store(o.URL, true)
+		}
+		n := 0
+		crawled.Range(func(any, any) bool { n++; return true })
+		if n >= 10 {
+			once.Do(func() { dq.kill(); close(killed) })
+		}
+	}
+	eDead, err := engine.New(oDead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxDead, cancelDead := context.WithCancel(context.Background())
+	defer cancelDead()
+	deadRun, err := eDead.Start(ctxDead, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-killed
+	// The survivor starts after the death, so the dead one held every host
+	// it had claimed.
+	eLive, err := engine.New(sharedOptions(t, dsn, "live", gLive.Queue(), gLive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := eLive.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelDead()
+	_, _ = deadRun.Wait()
+
+	gets := site.gets()
+	if len(gets) != hosts*pages {
+		t.Errorf("%d pages fetched, want %d (survivor crawled %d: %v)", len(gets), hosts*pages, sum.Pages, sum.Reasons)
+	}
+	twice := 0
+	for page, by := range gets {
+		n := by["dead"] + by["live"]
+		if n > 1 {
+			twice++
+			if _, ok := crawled.Load("http://" + page); ok {
+				t.Errorf("%s fetched again though the dead process had crawled it (%v)", page, by)
+			}
+		}
+	}
+	// At most Workers pages are in flight in the dead process.
+	if twice > 4 {
+		t.Errorf("%d pages fetched twice, more than the dead process had in flight", twice)
+	}
+	for _, h := range site.hosts {
+		site.log.checkPoliteness(t, h.Host, 2, 30*time.Millisecond)
+	}
+}
