@@ -308,7 +308,7 @@ func notRetrievedURLs(t *testing.T, dsn string) map[string]bool {
 // than a few times a second.
 func TestSharedCrawlIdleProcessIsQuiet(t *testing.T) {
 	dsn := pgtest.Database(t, "cmd")
-	site := newHostsSite(t, 1, 80, 60*time.Millisecond)
+	site := newHostsSite(t, 1, 160, 60*time.Millisecond)
 	busy, busyOut, busyErr := sharedCrawl(t, dsn, "w0", site)
 	for len(site.gets()) < 2 {
 		time.Sleep(2 * time.Millisecond)

@@ -123,6 +123,11 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 	}
 	if f.shared != nil {
 		f.shared.enqueue(l, u.Host, depth)
+		if f.shared.adopt(l.ID, u.Host) {
+			// Its host is held here: crawled without waiting for the
+			// queue to hand it back (its row is removed once it is done).
+			return true, f.pushLocked(l, u.Host, depth)
+		}
 		return true, nil
 	}
 	if f.linksQueued >= f.maxQueued {

@@ -80,6 +80,9 @@ const (
 	// pullBatch links of a host are read at a time; more are read once
 	// fewer than a quarter are left in memory.
 	pullBatch = 64
+	// adoptMax bounds the links of one held host kept in memory as they
+	// are found; more wait in the shared queue.
+	adoptMax = 4 * pullBatch
 	// flushDoneEvery bounds how long handled links wait to be removed
 	// from the queue, and flushDoneAt how many wait, so that removals
 	// cost one statement per many pages.
@@ -223,6 +226,26 @@ func (s *sharedSource) flushEnqueued(ctx context.Context) error {
 	return nil
 }
 
+// adopt takes a link found in scope straight into the frontier when its
+// host is held here and not too much of it is queued in memory; it
+// reports whether it did. The link is still queued in the shared queue
+// (enqueue), where it waits should this process die.
+func (s *sharedSource) adopt(id uuid.UUID, host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.hosts[host]
+	if h == nil || h.releasing || s.stopping || h.queued >= adoptMax {
+		return false
+	}
+	if _, ok := s.hostOf[id]; ok {
+		return false
+	}
+	s.hostOf[id] = host
+	h.open++
+	h.queued++
+	return true
+}
+
 // mayStart reports whether a request to host may start now: the host is
 // held and its lease is safely within its term.
 func (s *sharedSource) mayStart(host string) bool {
@@ -335,7 +358,8 @@ func (s *sharedSource) run(ctx context.Context) {
 	// Known to the others, and knowing them, before the first claim: the
 	// processes of a crawl starting together then share the hosts out.
 	s.renew(ctx)
-	nextRenew := time.Now().Add(renewEvery)
+	lastRenew := time.Now()
+	nextRenew := lastRenew.Add(renewEvery)
 	claimWait := time.Duration(0)
 	nextClaim := time.Now()
 	var idleSince, nextOverCheck time.Time
@@ -346,11 +370,12 @@ func (s *sharedSource) run(ctx context.Context) {
 		}
 		if !now.Before(nextRenew) {
 			s.renew(ctx)
-			nextRenew = time.Now().Add(renewEvery)
+			lastRenew = time.Now()
+			nextRenew = lastRenew.Add(renewEvery)
 			if held, _, _ := s.counts(); held == 0 {
 				// No lease to keep: the heartbeat only has to keep this
 				// process among the live ones (seen within LeaseTTL).
-				nextRenew = time.Now().Add(s.ttl / 2)
+				nextRenew = lastRenew.Add(s.ttl / 2)
 			}
 		}
 		s.tend(ctx)
@@ -363,25 +388,38 @@ func (s *sharedSource) run(ctx context.Context) {
 			if n > 0 {
 				claimWait, idleSince = 0, time.Time{}
 				nextClaim = time.Now()
+				if held == 0 {
+					// Reported hungry: say it is not, before the others
+					// give it more hosts.
+					nextRenew = time.Now()
+				}
 				continue
 			}
 			claimWait = min(max(2*claimWait, claimPollMin), claimPollMax)
 			nextClaim = time.Now().Add(claimWait)
-			if held == 0 && s.f.idle() && !now.Before(nextOverCheck) {
-				// At most once a second: the wait for the end is long.
-				s.checkOver(ctx, &idleSince)
-				nextOverCheck = time.Now().Add(min(s.idle/2, time.Second))
-			}
+		}
+		if held == 0 && !stopping && s.f.idle() && !now.Before(nextOverCheck) {
+			nextOverCheck = s.checkOver(ctx, &idleSince)
 		}
 		wait := min(time.Until(nextRenew), flushDoneEvery)
 		if held < limit && !stopping {
 			wait = min(wait, time.Until(nextClaim))
 		}
+		if held == 0 {
+			wait = min(wait, time.Until(nextOverCheck))
+		}
 		t := time.NewTimer(max(wait, time.Millisecond))
 		select {
 		case <-s.wake:
 		case <-notified:
-			claimWait, nextClaim = 0, time.Now()
+			// Work was queued or a host given up: claim at once. Or a
+			// process joined with nothing to do: a process holding
+			// several hosts looks at its share now rather than at its
+			// next renewal (at most twice a second).
+			claimWait, nextClaim, nextOverCheck = 0, time.Now(), time.Now()
+			if held >= 2 {
+				nextRenew = lastRenew.Add(min(renewEvery, 500*time.Millisecond))
+			}
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -429,16 +467,19 @@ func (s *sharedSource) limitLocked() int {
 }
 
 // checkOver finishes the process once nothing has been queued anywhere in
-// the crawl for s.idle; idleSince is when nothing was first seen.
-func (s *sharedSource) checkOver(ctx context.Context, idleSince *time.Time) {
+// the crawl for s.idle; idleSince is when nothing was first seen. It
+// returns when to look again: at the end of the idle period, or, while
+// other processes have work, after claimPollMax (a host they give up
+// wakes this one sooner).
+func (s *sharedSource) checkOver(ctx context.Context, idleSince *time.Time) time.Time {
 	pending, err := s.q.Pending(ctx)
 	if err != nil {
 		slog.Warn("shared crawl: looking for queued links", "err", err)
-		return
+		return time.Now().Add(claimPollMax)
 	}
 	if pending {
 		*idleSince = time.Time{}
-		return
+		return time.Now().Add(claimPollMax)
 	}
 	if idleSince.IsZero() {
 		*idleSince = time.Now()
@@ -449,6 +490,7 @@ func (s *sharedSource) checkOver(ctx context.Context, idleSince *time.Time) {
 		s.broadcastLocked()
 		s.mu.Unlock()
 	}
+	return idleSince.Add(s.idle)
 }
 
 // claim leases up to n more hosts and reads their links.
@@ -471,7 +513,14 @@ func (s *sharedSource) claim(ctx context.Context, n int) (int, error) {
 	}
 	for _, l := range leases {
 		s.mu.Lock()
-		s.hosts[l.Host] = &heldHost{since: sent, deadline: sent.Add(s.ttl - s.margin), more: true}
+		h := &heldHost{since: sent, deadline: sent.Add(s.ttl - s.margin), more: true}
+		for _, host := range s.hostOf {
+			// Pages still in flight from an earlier lease on the host.
+			if host == l.Host {
+				h.open++
+			}
+		}
+		s.hosts[l.Host] = h
 		s.mu.Unlock()
 		s.f.welcome(l)
 	}
@@ -700,8 +749,9 @@ func (s *sharedSource) release(ctx context.Context, host string) {
 		return
 	}
 	if h.releasing {
-		// Let another process have it before this one claims it again.
-		s.cooldown[host] = time.Now().Add(s.ttl / 2)
+		// Let another process have it before this one claims it again:
+		// a hungry one, woken by the release, claims it at once.
+		s.cooldown[host] = time.Now().Add(min(s.ttl/2, time.Second))
 	}
 	delete(s.hosts, host)
 	s.mu.Unlock()

@@ -28,8 +28,11 @@ type Queue struct {
 	g       *Graph
 	queries atomic.Int64
 
-	mu     sync.Mutex
+	mu     sync.Mutex    // held by WaitForWork while it waits
 	listen *pgxpool.Conn // the connection LISTENing, once WaitForWork was called
+
+	hungryMu sync.Mutex
+	hungry   map[uuid.UUID]bool // each worker's last reported Hungry
 }
 
 // Queue returns the graph's shared crawl queue. Close releases its
@@ -212,7 +215,8 @@ func (q *Queue) Renew(ctx context.Context, worker uuid.UUID, hosts []string, ttl
 // Release gives worker's lease on host up: the host's next request may
 // start after wait (by the database's clock), and the host stays pending
 // if it has queued links, for another process (or this one) to claim.
-// Releasing a host worker no longer holds does nothing.
+// Waiting processes are notified either way (on PostgreSQL). Releasing a
+// host worker no longer holds does nothing.
 func (q *Queue) Release(ctx context.Context, worker uuid.UUID, host string, wait time.Duration) error {
 	var pending bool
 	err := q.exec(ctx, "release host", func(ctx context.Context) error {
@@ -237,9 +241,10 @@ func (q *Queue) Release(ctx context.Context, worker uuid.UUID, host string, wait
 				RETURNING pending`, host, worker, micros(max(wait, 0))).Scan(&pending)
 		})
 	})
-	if err != nil || !pending || q.g.cockroach {
+	if err != nil || q.g.cockroach {
 		return err
 	}
+	// Pending or not: a process waiting for the crawl's end looks again.
 	return q.notify(ctx)
 }
 
@@ -325,12 +330,32 @@ func (q *Queue) Heartbeat(ctx context.Context, worker uuid.UUID, s linkgraph.Wor
 	err := q.exec(ctx, "heartbeat", func(ctx context.Context) error {
 		return q.g.pool.QueryRow(ctx, heartbeatSQL, worker, s.Hosts, s.Hungry, micros(alive), linkgraph.MaxCountedHosts).Scan(&workers, &fewest, &pending)
 	})
-	return linkgraph.CrawlStatus{Workers: int(workers), FewestHungry: int(fewest), PendingHosts: int(pending)}, err
+	st := linkgraph.CrawlStatus{Workers: int(workers), FewestHungry: int(fewest), PendingHosts: int(pending)}
+	if err != nil {
+		return st, err
+	}
+	q.hungryMu.Lock()
+	if q.hungry == nil {
+		q.hungry = make(map[uuid.UUID]bool)
+	}
+	became := s.Hungry && !q.hungry[worker]
+	q.hungry[worker] = s.Hungry
+	q.hungryMu.Unlock()
+	if became && !q.g.cockroach {
+		// A process has nothing to do: wake the others, so that one
+		// holding more than its share gives hosts up now rather than at
+		// its next heartbeat.
+		err = q.notify(ctx)
+	}
+	return st, err
 }
 
 // Leave removes worker from the processes of the crawl, with those not
 // seen for an hour.
 func (q *Queue) Leave(ctx context.Context, worker uuid.UUID) error {
+	q.hungryMu.Lock()
+	delete(q.hungry, worker)
+	q.hungryMu.Unlock()
 	return q.exec(ctx, "leave", func(ctx context.Context) error {
 		_, err := q.g.pool.Exec(ctx, "DELETE FROM crawl_workers WHERE id = $1 OR seen_at < now() - INTERVAL '1 hour'", worker)
 		return err

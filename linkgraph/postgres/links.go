@@ -15,15 +15,30 @@ import (
 )
 
 // upsertLinksSQL inserts a batch and, for URLs already present, keeps the
-// later retrieved_at. DO UPDATE (rather than DO NOTHING) makes RETURNING
-// report every row of the batch, existing ones included, and locks them so
-// that a concurrent upsert of the same URL waits and then sees this ID.
+// later retrieved_at. Rows whose retrieved_at would not change are not
+// rewritten (most links of a crawl are found again and again, and an
+// update writes a new row version and its index entries): DO UPDATE … WHERE
+// only locks them, so that a concurrent upsert of the same URL waits and
+// then sees this ID. The second half of the statement reads back those
+// rows; a row that a concurrent transaction committed after this
+// statement's snapshot is invisible to it, and upsertLinks reads it again.
 const upsertLinksSQL = `
-INSERT INTO links (id, url, retrieved_at)
-SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[])
-ON CONFLICT (url) DO UPDATE
-	SET retrieved_at = GREATEST(links.retrieved_at, excluded.retrieved_at)
-RETURNING id, url, retrieved_at`
+WITH input (id, url, retrieved_at) AS (
+	SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[])
+), changed AS (
+	INSERT INTO links (id, url, retrieved_at)
+	SELECT id, url, retrieved_at FROM input
+	ON CONFLICT (url) DO UPDATE SET retrieved_at = excluded.retrieved_at
+		WHERE links.retrieved_at < excluded.retrieved_at
+	RETURNING id, url, retrieved_at
+)
+SELECT id, url, retrieved_at FROM changed
+UNION ALL
+SELECT l.id, l.url, l.retrieved_at FROM links l JOIN input i ON l.url = i.url
+WHERE NOT EXISTS (SELECT 1 FROM changed c WHERE c.url = l.url)`
+
+// readLinksSQL reads the rows upsertLinksSQL could not see.
+const readLinksSQL = `SELECT id, url, retrieved_at FROM links WHERE url = ANY($1::TEXT[])`
 
 // UpsertLink implements linkgraph.Graph.
 func (g *Graph) UpsertLink(l *linkgraph.Link) error {
@@ -93,6 +108,34 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	})
 	if err != nil {
 		return err
+	}
+	var missing []string
+	for _, u := range urls {
+		if _, ok := byURL[u]; !ok {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 {
+		// Committed by another transaction since the statement began.
+		err = retry(g.ctx, func(ctx context.Context) error {
+			rows, err := g.pool.Query(ctx, readLinksSQL, missing)
+			if err != nil {
+				return err
+			}
+			var (
+				id  uuid.UUID
+				url string
+				at  time.Time
+			)
+			_, err = pgx.ForEachRow(rows, []any{&id, &url, &at}, func() error {
+				byURL[url] = stored{id, at.UTC()}
+				return nil
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for i, l := range links {
 		s, ok := byURL[b.URLs[b.Index[i]]]

@@ -67,6 +67,12 @@
 //   - LISTEN/NOTIFY: not supported; WaitForWork sleeps instead, and the
 //     engine's claims are a back-off poll (100 ms to 2 s) on the indexed
 //     claim query.
+//   - Graph upserts of links: a CTE whose INSERT … ON CONFLICT DO UPDATE …
+//     WHERE skips unchanged rows, read back in the same statement with a
+//     join on links and NOT EXISTS against the CTE: mutation CTEs are
+//     supported; a statement reading a table its CTE modifies is
+//     supported (CockroachDB reads its own writes within a statement only
+//     through the CTE, which is what the NOT EXISTS uses).
 //   - No advisory lock is taken in the claim path (the migration lock is
 //     PostgreSQL-only, as before).
 package postgres
