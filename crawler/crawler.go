@@ -57,11 +57,21 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 }
 
 func stages(cfg Config) []pipeline.StageRunner {
+	// The text is only worth extracting if something reads it, and the
+	// graph does not.
+	wantText := cfg.Indexer != nil || len(cfg.Processors) > 0
+	linkOpts := LinkOptions{Normalization: cfg.LinkNormalization}
+	// Parsing is pure CPU and pages need not stay in order: one parser
+	// per CPU. With text wanted, links and text come from one pass of the
+	// tokenizer, before the graph is written: the text part costs less
+	// than the second tokenizer pass it saves.
+	extract := pipeline.Processor(NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, linkOpts))
+	if wantText {
+		extract = NewPageExtractor(cfg.PrivateNetworkDetector, linkOpts)
+	}
 	s := []pipeline.StageRunner{
 		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
-		// Parsing is pure CPU and pages need not stay in order: one
-		// parser per CPU.
-		pipeline.FixedWorkerPool(NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.LinkNormalization}), runtime.GOMAXPROCS(0)),
+		pipeline.FixedWorkerPool(extract, runtime.GOMAXPROCS(0)),
 	}
 	// The stores come one after the other, each in batches: a batch is
 	// whatever has queued up while the previous one was written (the
@@ -76,13 +86,6 @@ func stages(cfg Config) []pipeline.StageRunner {
 		s = append(s, pipeline.Batch(NewGraphUpdaterWithoutMark(cfg.Graph), cfg.StoreBatchSize, 0))
 	case cfg.Graph != nil:
 		s = append(s, pipeline.Batch(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0))
-	}
-	// The text is only worth extracting if something reads it, and the
-	// graph does not: extracting it after the graph is written lets the
-	// links found on a page reach the graph, and a frontier fed from it,
-	// sooner.
-	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
-		s = append(s, pipeline.FixedWorkerPool(NewTextExtractor(), runtime.GOMAXPROCS(0)))
 	}
 	if cfg.Indexer != nil {
 		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))

@@ -4,9 +4,9 @@
 //
 //	source (a linkgraph.LinkIterator)
 //	  → fetch (fixed worker pool; gates, redirects, retries)
-//	  → extract links (a worker per CPU)
+//	  → extract links, and the text when something consumes it, in one
+//	    pass of the tokenizer (a worker per CPU)
 //	  → graph updater: links and edges (in batches)
-//	  → extract text (a worker per CPU; only when something consumes it)
 //	  → text indexer (in batches)
 //	  → mark the pages retrieved in the graph (in batches)
 //	  → user processors (each its own copy, by broadcast)
@@ -15,8 +15,10 @@
 // The stores are written one after the other rather than side by side (as
 // a broadcast would): a page counts as retrieved in the graph, which is how
 // a crawl knows it is done, only once every store has it, and its links
-// reach the graph (and a frontier fed from it) before its text is even
-// extracted. Each store stage writes whatever pages have queued up as one
+// reach the graph (and a frontier fed from it) before its text is indexed.
+// Links and text share the tokenizer's one pass (PageExtractor), which
+// costs less than the second pass it saves; a crawl without an index
+// extracts the links alone (LinkExtractor). Each store stage writes whatever pages have queued up as one
 // batch, so a store that syncs to disk costs a commit per batch, not per
 // page, and a page's outcome is reported only once it is stored.
 //

@@ -103,15 +103,7 @@ var linkSetPool = sync.Pool{New: func() any { return &linkSet{seen: make(map[str
 
 // extract tokenizes p.Body and appends the links found to p.
 func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
-	set := linkSetPool.Get().(*linkSet)
-	defer func() {
-		clear(set.seen)
-		linkSetPool.Put(set)
-	}()
-
-	noFollowPage := p.noFollow
-	baseSeen := false
-	pb := e.pageBase(base)
+	s := e.scan(p, base)
 	z := html.NewTokenizer(bytes.NewReader(p.Body))
 	for {
 		tt := z.Next()
@@ -124,45 +116,85 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		if tt == html.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
 			z.NextIsNotRawText()
 		}
-		// The name is read from the raw token: TagName would copy it
-		// (x/net/html allocates on every call), for every tag of the page.
-		switch rawTagName(z.Raw()) {
-		case tagLink:
-			var href, rel []byte
-			ok, read := false, false
-			if !e.general {
-				href, rel, ok, read = rawLinkAttrs(z.Raw())
-			}
-			if !read {
-				href, rel, ok = linkAttrs(z)
-			}
-			if !ok {
-				continue
-			}
-			e.add(p, set, pb, href, hasToken(rel, "nofollow"))
-		case tagBase:
-			if baseSeen {
-				continue
-			}
-			if href, ok := attr(z, "href"); ok {
-				baseSeen = true
-				if u, err := url.Parse(cleanHref(href)); err == nil {
-					if b := pb.url.ResolveReference(u); b.Scheme == "http" || b.Scheme == "https" {
-						pb = e.pageBase(b)
-					}
+		s.tag(z)
+	}
+	s.finish()
+}
+
+// linkScan is a link extraction under way over one page's tokens: the
+// caller runs the tokenizer and hands it every start tag (so that one pass
+// can feed other scans too: see PageExtractor).
+type linkScan struct {
+	e            *LinkExtractor
+	p            *Payload
+	set          *linkSet
+	pb           *pageBase
+	noFollowPage bool
+	baseSeen     bool
+}
+
+// scan starts extracting p's links, relative to base.
+func (e *LinkExtractor) scan(p *Payload, base *url.URL) *linkScan {
+	return &linkScan{
+		e:            e,
+		p:            p,
+		set:          linkSetPool.Get().(*linkSet),
+		pb:           e.pageBase(base),
+		noFollowPage: p.noFollow,
+	}
+}
+
+// tag handles the start (or self-closing) tag z is on. Attributes are read
+// with TagAttr, or from the raw token: call it after anything else that
+// needs them.
+func (s *linkScan) tag(z *html.Tokenizer) {
+	e, p := s.e, s.p
+	// The name is read from the raw token: TagName would copy it
+	// (x/net/html allocates on every call), for every tag of the page.
+	switch rawTagName(z.Raw()) {
+	case tagLink:
+		var href, rel []byte
+		ok, read := false, false
+		if !e.general {
+			href, rel, ok, read = rawLinkAttrs(z.Raw())
+		}
+		if !read {
+			href, rel, ok = linkAttrs(z)
+		}
+		if !ok {
+			return
+		}
+		e.add(p, s.set, s.pb, href, hasToken(rel, "nofollow"))
+	case tagBase:
+		if s.baseSeen {
+			return
+		}
+		if href, ok := attr(z, "href"); ok {
+			s.baseSeen = true
+			if u, err := url.Parse(cleanHref(href)); err == nil {
+				if b := s.pb.url.ResolveReference(u); b.Scheme == "http" || b.Scheme == "https" {
+					s.pb = e.pageBase(b)
 				}
 			}
-		case tagMeta:
-			ni, nf := metaRobots(z)
-			p.NoIndex = p.NoIndex || ni
-			noFollowPage = noFollowPage || nf
 		}
+	case tagMeta:
+		ni, nf := metaRobots(z)
+		p.NoIndex = p.NoIndex || ni
+		s.noFollowPage = s.noFollowPage || nf
 	}
-	if noFollowPage {
+}
+
+// finish applies a page-wide nofollow and releases the scan's buffers.
+func (s *linkScan) finish() {
+	p := s.p
+	if s.noFollowPage {
 		p.NoFollowLinks = append(p.NoFollowLinks, p.Links...)
 		clear(p.Links)
 		p.Links = p.Links[:0]
 	}
+	clear(s.set.seen)
+	linkSetPool.Put(s.set)
+	s.set = nil
 }
 
 // pageBase prepares base for resolving the page's links.

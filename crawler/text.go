@@ -92,71 +92,86 @@ var inlineElements = map[atom.Atom]bool{
 // left as it is.
 func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 	z := xhtml.NewTokenizer(bytes.NewReader(body))
-	var (
-		skipping  int  // depth in skipContent elements ("nostyle" included)
-		rawScript bool // just after a script or style start tag
-		inBody    bool
-		foreign   int // depth in svg and math, whose <title> is not the page's
-		wantTitle = true
-		titleNext bool
-	)
+	s := newTextScan(w)
 	for {
 		tt := z.Next()
 		if tt == xhtml.ErrorToken {
 			if err := z.Err(); err != io.EOF {
 				return nil, err
 			}
-			return title, nil
+			return s.title, nil
 		}
-		switch tt {
-		case xhtml.TextToken:
-			text := z.Text()
-			if titleNext {
-				title = append([]byte(nil), text...)
-				titleNext = false
+		if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
+			z.NextIsNotRawText() // see selfClosedRawText
+		}
+		s.token(z, tt)
+	}
+}
+
+// textScan is a text extraction under way over one page's tokens: the
+// caller runs the tokenizer and hands it every token (so that one pass can
+// feed other scans too: see PageExtractor).
+type textScan struct {
+	w         *bytes.Buffer
+	title     []byte
+	skipping  int  // depth in skipContent elements ("nostyle" included)
+	rawScript bool // just after a script or style start tag
+	inBody    bool
+	foreign   int // depth in svg and math, whose <title> is not the page's
+	wantTitle bool
+	titleNext bool
+}
+
+func newTextScan(w *bytes.Buffer) *textScan { return &textScan{w: w, wantTitle: true} }
+
+// token handles the token z is on. It reads a tag's name with TagName,
+// which leaves the attributes for a scan after it.
+func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
+	switch tt {
+	case xhtml.TextToken:
+		text := z.Text()
+		if s.titleNext {
+			s.title = append([]byte(nil), text...)
+			s.titleNext = false
+		}
+		if s.skipping == 0 && !s.rawScript {
+			s.w.Write(text)
+		}
+	case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
+		s.titleNext = false
+		name, _ := z.TagName()
+		a := atom.Lookup(name)
+		if a == atom.Script || a == atom.Style {
+			// Their text is dropped until the next tag, which is
+			// their end tag, since the tokenizer reads it raw.
+			s.rawScript = tt == xhtml.StartTagToken
+			return
+		}
+		s.rawScript = false
+		if !inlineElements[a] {
+			s.w.WriteByte(' ')
+		}
+		if tt == xhtml.SelfClosingTagToken {
+			return
+		}
+		skip := skipContent[a] || (a == 0 && string(name) == "nostyle")
+		switch {
+		case tt == xhtml.EndTagToken:
+			if skip && s.skipping > 0 {
+				s.skipping--
 			}
-			if skipping == 0 && !rawScript {
-				w.Write(text)
-			}
-		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
-			titleNext = false
-			if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
-				z.NextIsNotRawText() // see selfClosedRawText
-			}
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			if a == atom.Script || a == atom.Style {
-				// Their text is dropped until the next tag, which is
-				// their end tag, since the tokenizer reads it raw.
-				rawScript = tt == xhtml.StartTagToken
-				continue
-			}
-			rawScript = false
-			if !inlineElements[a] {
-				w.WriteByte(' ')
-			}
-			if tt == xhtml.SelfClosingTagToken {
-				continue
-			}
-			skip := skipContent[a] || (a == 0 && string(name) == "nostyle")
-			switch {
-			case tt == xhtml.EndTagToken:
-				if skip && skipping > 0 {
-					skipping--
-				}
-			case a == atom.Body:
-				inBody = true
-			case a == atom.Svg || a == atom.Math:
-				foreign++
-			case a == atom.Title && wantTitle && !inBody && foreign == 0:
-				wantTitle, titleNext = false, true
-			}
-			if tt == xhtml.EndTagToken && (a == atom.Svg || a == atom.Math) && foreign > 0 {
-				foreign--
-			}
-			if skip && tt == xhtml.StartTagToken {
-				skipping++
-			}
+		case a == atom.Body:
+			s.inBody = true
+		case a == atom.Svg || a == atom.Math:
+			s.foreign++
+		case a == atom.Title && s.wantTitle && !s.inBody && s.foreign == 0:
+			s.wantTitle, s.titleNext = false, true
+		}
+		if tt == xhtml.EndTagToken && (a == atom.Svg || a == atom.Math) && s.foreign > 0 {
+			s.foreign--
+		}
+		if skip && tt == xhtml.StartTagToken {
+			s.skipping++
 		}
 	}
 }

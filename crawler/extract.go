@@ -1,0 +1,76 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+
+	"golang.org/x/net/html"
+
+	"github.com/linksrus/linksrus/pipeline"
+)
+
+// PageExtractor is the pipeline stage that does the LinkExtractor's and
+// the TextExtractor's work in one pass of the HTML tokenizer, for crawls
+// that want both: tokenizing is most of either's cost. Its results are
+// theirs, field for field.
+type PageExtractor struct {
+	links *LinkExtractor
+}
+
+// NewPageExtractor returns the combined extraction stage; detector and
+// opts are the LinkExtractor's (see NewLinkExtractorWithOptions).
+func NewPageExtractor(detector PrivateNetworkDetector, opts LinkOptions) *PageExtractor {
+	return &PageExtractor{links: NewLinkExtractorWithOptions(detector, opts)}
+}
+
+// Process implements pipeline.Processor.
+func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
+	p, err := asPayload(pp)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: extract page: %w", err)
+	}
+	page := p.FinalURL
+	if page == "" {
+		page = p.URL
+	}
+	base, err := url.Parse(page)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: extract links of %q: %w", page, err)
+	}
+	buf := textBufPool.Get().(*bytes.Buffer)
+	defer textBufPool.Put(buf)
+	buf.Reset()
+
+	ls := x.links.scan(p, base)
+	ts := newTextScan(buf)
+	z := html.NewTokenizer(bytes.NewReader(p.Body))
+	var textErr error
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if err := z.Err(); err != io.EOF {
+				textErr = err // the links found so far are kept, as LinkExtractor does
+			}
+			break
+		}
+		if tt == html.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
+			z.NextIsNotRawText()
+		}
+		// Text first: it reads the tag's name, the links scan its
+		// attributes.
+		ts.token(z, tt)
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			ls.tag(z)
+		}
+	}
+	ls.finish()
+	if textErr != nil {
+		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, textErr)
+	}
+	p.Title = cleanTextBytes(ts.title, false)
+	p.TextContent = cleanTextBytes(buf.Bytes(), false)
+	return p, nil
+}
