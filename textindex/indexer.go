@@ -1,6 +1,11 @@
 package textindex
 
-import "github.com/google/uuid"
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+)
 
 // Indexer is a full-text index of documents. Implementations are safe for
 // concurrent use by multiple goroutines.
@@ -53,4 +58,25 @@ type Iterator interface {
 	// TotalCount returns the number of documents matching the query in
 	// all, regardless of Query.Offset and of how far the iteration got.
 	TotalCount() uint64
+}
+
+// ContextSearcher is implemented by indexes whose searches end when a
+// context does: the count, and every page of results the iterator reads
+// later. Every backend of this module implements it.
+type ContextSearcher interface {
+	SearchContext(ctx context.Context, q Query) (Iterator, error)
+}
+
+// SearchContext runs q on idx and stops when ctx ends, with an error
+// wrapping ctx's (from SearchContext, or later from the iterator's Error),
+// so that no query costs more than the caller allows. An index that does
+// not implement ContextSearcher is only checked before it starts.
+func SearchContext(ctx context.Context, idx Indexer, q Query) (Iterator, error) {
+	if cs, ok := idx.(ContextSearcher); ok {
+		return cs.SearchContext(ctx, q)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("textindex: search: %w", err)
+	}
+	return idx.Search(q)
 }

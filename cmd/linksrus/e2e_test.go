@@ -211,6 +211,11 @@ func TestCrawlThenSearch(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "of 41.") {
 		t.Fatalf("search gophers: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// A search that cannot answer within --timeout gives up, saying so.
+	r = linksrus(t, nil, "search", "--data", data, "--timeout", "1ns", "gophers")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "gave up after --timeout 1ns") {
+		t.Fatalf("search --timeout 1ns: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 
 	var rep struct {
 		Summary struct{ Pages, Errors int }

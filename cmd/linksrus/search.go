@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -32,6 +34,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	limit := fs.Int("limit", 10, "print at most `N` results")
 	offset := fs.Uint64("offset", 0, "skip the first `N` results (for paging)")
 	phrase := fs.Bool("phrase", false, "match the exact phrase instead of all the words in any order")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up on a search that takes longer than `D`")
 	words, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -42,6 +45,9 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	if *limit <= 0 {
 		return usageError(env, fs, "--limit must be positive, got %d", *limit)
+	}
+	if *timeout <= 0 {
+		return usageError(env, fs, "--timeout must be positive, got %v", *timeout)
 	}
 	if sf.index == "none" {
 		return usageError(env, fs, "--index none: there is no index to search")
@@ -58,9 +64,11 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		q.Type = textindex.QueryTypePhrase
 	}
 	bounded, cut := textindex.BoundQuery(q)
-	it, err := st.index.Search(q)
+	searchCtx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	it, err := textindex.SearchContext(searchCtx, st.index, q)
 	if err != nil {
-		return fmt.Errorf("search: %w", err)
+		return searchError(err, *timeout)
 	}
 	defer it.Close()
 
@@ -79,7 +87,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		})
 	}
 	if err := it.Error(); err != nil {
-		return fmt.Errorf("search: %w", err)
+		return searchError(err, *timeout)
 	}
 	total := it.TotalCount()
 
@@ -192,4 +200,12 @@ func searchedIf(cut bool, expr string) string {
 		return expr
 	}
 	return ""
+}
+
+// searchError says what stopped a search, in words for a deadline.
+func searchError(err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("search: gave up after --timeout %v (a narrower query, or a longer --timeout, may answer)", timeout)
+	}
+	return fmt.Errorf("search: %w", err)
 }

@@ -52,6 +52,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"CaseInsensitive", testCaseInsensitive},
 		{"UnknownQueryType", testUnknownQueryType},
 		{"NoTerms", testNoTerms},
+		{"SearchHonoursContext", testSearchHonoursContext},
 		{"QuerySyntaxIsText", testQuerySyntaxIsText},
 		{"Paging", testPaging},
 		{"PageRankOrder", testPageRankOrder},

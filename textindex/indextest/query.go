@@ -2,12 +2,15 @@ package indextest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/linksrus/linksrus/textindex"
 )
@@ -61,6 +64,54 @@ func testNoTerms(t *testing.T, idx textindex.Indexer) {
 				t.Fatalf("Search(%q, %v) = %d docs (TotalCount %d), want none", expr, q.Type, len(got), total)
 			}
 		}
+	}
+}
+
+// testSearchHonoursContext: every backend takes a context for its searches
+// (textindex.ContextSearcher), and one that has ended, cancelled or past
+// its deadline, stops the search with an error saying so, from
+// SearchContext or from the iterator, never results.
+func testSearchHonoursContext(t *testing.T, idx textindex.Indexer) {
+	if _, ok := idx.(textindex.ContextSearcher); !ok {
+		t.Fatalf("%T does not implement textindex.ContextSearcher", idx)
+	}
+	for i := range 50 {
+		mustIndex(t, idx, newDoc(fmt.Sprintf("doc %d", i), "a common word in every document"))
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel2()
+	for _, c := range []struct {
+		ctx  context.Context
+		want error
+	}{{cancelled, context.Canceled}, {expired, context.DeadlineExceeded}} {
+		for _, q := range []textindex.Query{match("common word"), phrase("common word")} {
+			it, err := textindex.SearchContext(c.ctx, idx, q)
+			if err == nil {
+				n := 0
+				for it.Next() {
+					n++
+				}
+				err = it.Error()
+				_ = it.Close()
+				if err == nil {
+					t.Fatalf("search under an ended context (%v) returned %d results and no error", c.want, n)
+				}
+			}
+			if !errors.Is(err, c.want) {
+				t.Fatalf("search under an ended context: %v, want an error wrapping %v", err, c.want)
+			}
+		}
+	}
+	// The same search under a live context answers.
+	it, err := textindex.SearchContext(context.Background(), idx, match("common word"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if it.TotalCount() != 50 {
+		t.Fatalf("TotalCount = %d, want 50", it.TotalCount())
 	}
 }
 

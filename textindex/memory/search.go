@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -25,6 +26,12 @@ type hit struct {
 
 // Search runs q; see textindex.Indexer and textindex.Query.
 func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
+	return i.SearchContext(context.Background(), q)
+}
+
+// SearchContext is Search ending when ctx does (textindex.ContextSearcher):
+// scoring looks at ctx every few thousand candidates.
+func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
 	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
 		return nil, fmt.Errorf("memory: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
@@ -35,7 +42,11 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	if i.closed {
 		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
 	}
-	hits := hitHeap(i.match(q.Type, words))
+	matched, err := i.match(ctx, q.Type, words)
+	if err != nil {
+		return nil, fmt.Errorf("memory: search %q: %w", q.Expression, err)
+	}
+	hits := hitHeap(matched)
 	// A heap rather than a sort: callers usually read a page or two, and
 	// heapifying is linear where sorting a broad query's hits is not.
 	heap.Init(&hits)
@@ -48,9 +59,12 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 
 // match returns the live documents matching the query terms, scored. The
 // caller holds the read lock.
-func (i *Index) match(typ textindex.QueryType, words []string) []hit {
+func (i *Index) match(ctx context.Context, typ textindex.QueryType, words []string) ([]hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(words) == 0 {
-		return nil
+		return nil, nil
 	}
 	seq := make([]uint32, len(words)) // term IDs in query order, for phrases
 	var lists [][]uint32
@@ -58,7 +72,7 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 	for n, w := range words {
 		id, ok := i.termIDs[w]
 		if !ok {
-			return nil // a term no document has: nothing can match
+			return nil, nil // a term no document has: nothing can match
 		}
 		seq[n] = id
 		if !seen[id] {
@@ -88,7 +102,12 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 	}
 
 	var hits []hit
-	for _, ord := range cands {
+	for n, ord := range cands {
+		if n%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		e := i.byOrd[ord]
 		if e == nil {
 			continue
@@ -104,7 +123,7 @@ func (i *Index) match(typ textindex.QueryType, words []string) []hit {
 		}
 		hits = append(hits, hit{e: e, score: s + e.doc.PageRank, relevance: s})
 	}
-	return hits
+	return hits, nil
 }
 
 // intersect returns the ordinals present in every list; lists are

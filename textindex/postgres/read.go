@@ -70,6 +70,12 @@ var tsqueryFunc = map[textindex.QueryType]string{
 // phraseto_tsquery as a bound parameter, which read their input as words
 // only.
 func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
+	return i.SearchContext(context.Background(), q)
+}
+
+// SearchContext is Search ending when ctx does (textindex.ContextSearcher):
+// the server cancels the statement under way.
+func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
 	fn, ok := tsqueryFunc[q.Type]
 	if !ok {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
@@ -80,7 +86,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	}
 	text := strings.Join(words, " ")
 	var total int64
-	err := i.pool.QueryRow(context.Background(), fmt.Sprintf(`
+	err := i.pool.QueryRow(ctx, fmt.Sprintf(`
 		SELECT count(*) FROM textindex_documents
 		WHERE indexed AND tsv @@ %s('simple', $1)`, fn), text).Scan(&total)
 	if err != nil {
@@ -88,7 +94,7 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	}
 	page := fmt.Sprintf(pageSQL, fn)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(page, text, offset, limit)
+		return i.fetchPage(ctx, page, text, offset, limit)
 	}), nil
 }
 
@@ -107,8 +113,8 @@ const pageSQL = `
 	ORDER BY hits.score DESC, hits.link_id`
 
 // fetchPage reads one page of a search's results.
-func (i *Index) fetchPage(page, text string, offset uint64, limit int) ([]*textindex.Document, error) {
-	rows, err := i.pool.Query(context.Background(), page, text, limit, int64(offset))
+func (i *Index) fetchPage(ctx context.Context, page, text string, offset uint64, limit int) ([]*textindex.Document, error) {
+	rows, err := i.pool.Query(ctx, page, text, limit, int64(offset))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 	}

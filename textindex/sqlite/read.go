@@ -74,6 +74,12 @@ func matchExpr(q textindex.Query) string {
 
 // Search runs q; see textindex.Indexer and textindex.Query.
 func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
+	return i.SearchContext(context.Background(), q)
+}
+
+// SearchContext is Search ending when ctx does (textindex.ContextSearcher):
+// SQLite interrupts the statement under way.
+func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
 	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
 		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
@@ -84,13 +90,13 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	// Counting needs no ranking and no join: FTS5 answers it from the
 	// inverted index alone.
 	var total uint64
-	err := i.db.QueryRowContext(context.Background(),
+	err := i.db.QueryRowContext(ctx,
 		`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`, expr).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(expr, offset, limit)
+		return i.fetchPage(ctx, expr, offset, limit)
 	}), nil
 }
 
@@ -109,8 +115,8 @@ const pageQuery = `
 	ORDER BY p.score DESC, p.link_id`
 
 // fetchPage reads one page of a search's results.
-func (i *Index) fetchPage(expr string, offset uint64, limit int) ([]*textindex.Document, error) {
-	rows, err := i.db.QueryContext(context.Background(), pageQuery, expr, limit, int64(offset))
+func (i *Index) fetchPage(ctx context.Context, expr string, offset uint64, limit int) ([]*textindex.Document, error) {
+	rows, err := i.db.QueryContext(ctx, pageQuery, expr, limit, int64(offset))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 	}
