@@ -118,10 +118,12 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped || !f.seen.add(l.URL) {
-		return false, nil
-	}
 	if f.shared != nil {
+		// Queued even once the run stops: the shared queue, not this
+		// graph scan of a later run, is where the crawl's links wait.
+		if !f.seen.add(l.URL) {
+			return false, nil
+		}
 		f.shared.enqueue(l, u.Host, depth)
 		if f.shared.adopt(l.ID, u.Host) {
 			// Its host is held here: crawled without waiting for the
@@ -129,6 +131,9 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 			return true, f.pushLocked(l, u.Host, depth)
 		}
 		return true, nil
+	}
+	if f.stopped || !f.seen.add(l.URL) {
+		return false, nil
 	}
 	if f.linksQueued >= f.maxQueued {
 		if err := f.spill.write(l, depth); err != nil {

@@ -365,7 +365,7 @@ func (s *sharedSource) run(ctx context.Context) {
 	var idleSince, nextOverCheck time.Time
 	for ctx.Err() == nil {
 		now := time.Now()
-		if err := s.flushDone(ctx, false); err != nil {
+		if err := s.flushDone(ctx, false); err != nil && ctx.Err() == nil {
 			slog.Warn("shared crawl: removing handled links", "err", err)
 		}
 		if !now.Before(nextRenew) {

@@ -332,3 +332,45 @@ func TestSharedCrawlSurvivesADeadProcess(t *testing.T) {
 		site.log.checkPoliteness(t, h.Host, 2, 30*time.Millisecond)
 	}
 }
+
+// TestSharedCrawlStopsAndResumes: a process that stops at MaxPages leaves
+// what it found in the shared queue (links found by its last pages
+// included), and the next run finishes the site without fetching a page
+// twice or reading the graph for leftovers.
+func TestSharedCrawlStopsAndResumes(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	const hosts, pages = 2, 30
+	site := newSharedSite(t, hosts, pages, time.Millisecond)
+	seed := site.hosts[0].URL + "/0"
+
+	g := openShared(t, dsn)
+	o := sharedOptions(t, dsn, "first", g.Queue(), g)
+	o.MaxPages = 10
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.Run(context.Background(), seed)
+	if err != nil || !sum.LimitReached {
+		t.Fatalf("first run: %+v, %v; want the page limit reached", sum, err)
+	}
+	if pending, err := g.Queue().Pending(t.Context()); err != nil || !pending {
+		t.Fatalf("nothing left queued after a run stopped at MaxPages (%v)", err)
+	}
+	e, err = engine.New(sharedOptions(t, dsn, "second", g.Queue(), g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), seed); err != nil {
+		t.Fatal(err)
+	}
+	gets := site.gets()
+	if len(gets) != hosts*pages {
+		t.Errorf("%d pages fetched over both runs, want %d", len(gets), hosts*pages)
+	}
+	for page, by := range gets {
+		if n := by["first"] + by["second"]; n != 1 {
+			t.Errorf("%s fetched %d times (%v)", page, n, by)
+		}
+	}
+}
