@@ -153,6 +153,14 @@ func (g *RetryingGetter) Do(req *http.Request) (*http.Response, error) {
 		}
 		wait, retry := g.shouldRetry(ctx, res, err, attempt)
 		if !retry {
+			if cerr := ctx.Err(); cerr != nil && (err != nil || res.StatusCode >= 400) {
+				// Cancelled while a failure was worth retrying: the
+				// caller asked to stop, and is told so, not the failure.
+				if res != nil {
+					drain(res.Body)
+				}
+				return nil, cerr
+			}
 			return res, err
 		}
 		if res != nil {

@@ -711,6 +711,11 @@ func (s *sharedSource) pulled(ctx context.Context, host string, links []linkgrap
 		if _, ok := s.hostOf[l.ID]; ok {
 			continue
 		}
+		if _, ok := s.deleting[l.ID]; ok {
+			// Handled since the read began (found and crawled here
+			// while the read was under way).
+			continue
+		}
 		s.hostOf[l.ID] = host
 		h.open++
 		h.queued++
