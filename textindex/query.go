@@ -2,6 +2,7 @@ package textindex
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/linksrus/linksrus/textindex/internal/terms"
@@ -18,6 +19,14 @@ const (
 	// QueryTypePhrase matches documents that contain the terms of the
 	// expression next to each other, in the given order.
 	QueryTypePhrase
+	// QueryTypeSearch reads the expression as a search box does: words
+	// (every one required, in any order), "exact phrases", -word (a
+	// document holding it is left out; -"a b" leaves out a and b each),
+	// and site:host (the document's URL is on host or a subdomain of it;
+	// with several, any of them). Repeated words, exclusions and sites
+	// count once. An expression with nothing required (only exclusions
+	// or sites, or no terms) matches nothing.
+	QueryTypeSearch
 )
 
 // String returns the name of the query type.
@@ -27,6 +36,8 @@ func (t QueryType) String() string {
 		return "match"
 	case QueryTypePhrase:
 		return "phrase"
+	case QueryTypeSearch:
+		return "search"
 	default:
 		return fmt.Sprintf("QueryType(%d)", uint8(t))
 	}
@@ -34,8 +45,11 @@ func (t QueryType) String() string {
 
 // Query is a full-text search request.
 //
-// The expression is plain text, never a query language: it is split into
-// terms at every character that is not a letter, digit or combining mark, and
+// For match and phrase queries the expression is plain text, never a query
+// language; QueryTypeSearch reads the small search-box syntax it documents,
+// and nothing else (no boolean operators, no field names, no wildcards).
+// Terms are split at every character that is not a letter, digit or
+// combining mark, and
 // terms are compared case-insensitively but accent-sensitively ("Café"
 // matches "café" but not "cafe"). Text without such separators, as is
 // common in Chinese or Japanese, forms a single term. An expression without
@@ -78,7 +92,28 @@ const (
 // whether anything but repetitions was left out, for a caller that tells
 // the user.
 func BoundQuery(q Query) (Query, bool) {
+	if q.Type == QueryTypeSearch {
+		s, cut := terms.ParseSearch(q.Expression)
+		q.Expression = s.String()
+		return q, cut
+	}
 	words, cut := terms.Query(q.Expression, q.Type == QueryTypePhrase)
 	q.Expression = strings.Join(words, " ")
 	return q, cut
+}
+
+// Terms returns the words a result of q holds: every term of a match or
+// phrase query; the words and phrases' words of a search query, not its
+// exclusions or sites. It is for marking them in a snippet.
+func Terms(q Query) []string {
+	if q.Type == QueryTypeSearch {
+		s, _ := terms.ParseSearch(q.Expression)
+		out := slices.Clone(s.Words)
+		for _, p := range s.Phrases {
+			out = append(out, p...)
+		}
+		return out
+	}
+	words, _ := terms.Query(q.Expression, q.Type == QueryTypePhrase)
+	return words
 }

@@ -211,6 +211,19 @@ func TestCrawlThenSearch(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "of 41.") {
 		t.Fatalf("search gophers: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The search-box syntax: site: restricts to a host, -word leaves out.
+	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:127.0.0.1")
+	if r.code != 0 || !strings.Contains(r.stdout, "of 41.") {
+		t.Fatalf("search gophers site:127.0.0.1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:example.com")
+	if r.code != 0 || !strings.Contains(r.stdout, "No pages match") {
+		t.Fatalf("search gophers site:example.com: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "--json", "gophers -zanzibar")
+	if r.code != 0 || strings.Contains(r.stdout, site.URL+"/page/7\"") || !strings.Contains(r.stdout, `"total": 40`) {
+		t.Fatalf("search gophers -zanzibar: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// A search that cannot answer within --timeout gives up, saying so.
 	r = linksrus(t, nil, "search", "--data", data, "--timeout", "1ns", "gophers")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "gave up after --timeout 1ns") {

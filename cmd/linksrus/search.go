@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/linksrus/linksrus/textindex"
@@ -33,7 +32,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	limit := fs.Int("limit", 10, "print at most `N` results")
 	offset := fs.Uint64("offset", 0, "skip the first `N` results (for paging)")
-	phrase := fs.Bool("phrase", false, "match the exact phrase instead of all the words in any order")
+	phrase := fs.Bool("phrase", false, "match the whole query as one exact phrase (without it: words, \"phrases\", -word and site:host)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up on a search that takes longer than `D`")
 	words, err := parseFlags(env, fs, args)
 	if err != nil {
@@ -59,7 +58,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	defer st.Close()
 
-	q := textindex.Query{Type: textindex.QueryTypeMatch, Expression: query, Offset: *offset}
+	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: query, Offset: *offset}
 	if *phrase {
 		q.Type = textindex.QueryTypePhrase
 	}
@@ -72,7 +71,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	defer it.Close()
 
-	terms := queryTerms(query)
+	terms := textindex.Terms(q)
 	var results []searchResult
 	for len(results) < *limit && it.Next() {
 		d := it.Document()
@@ -110,6 +109,9 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	if total == 0 {
 		fmt.Fprintf(env.stdout, "No pages match %q.\n", query)
+		if len(terms) == 0 {
+			fmt.Fprintln(env.stdout, "The query has no word or phrase to look for: -word and site:host only narrow a search.")
+		}
 		if note := indexNote(st.graph, st.index); note != "" {
 			fmt.Fprintln(env.stdout, note)
 		}
@@ -139,13 +141,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// queryTerms splits a query into lower-cased words for the snippet.
-func queryTerms(q string) []string {
-	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
 }
 
 // snippet returns about width bytes of text around the first occurrence of

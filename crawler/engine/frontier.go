@@ -539,9 +539,16 @@ func (f *frontier) dropHost(host string, lost bool) {
 	}
 }
 
-// hostState reports whether host is idle in the scheduler and when its
-// next request may start.
-func (f *frontier) hostState(host string) (bool, time.Time) { return f.sched.HostState(host) }
+// hostState reports whether host is idle (nothing queued or in flight,
+// and no robots.txt fetch under way, whose decision is shared when it
+// ends) and when its next request may start.
+func (f *frontier) hostState(host string) (bool, time.Time) {
+	idle, next := f.sched.HostState(host)
+	if f.robots != nil && f.robots.busy(host) {
+		idle = false
+	}
+	return idle, next
+}
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

@@ -191,6 +191,14 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	t.mu.Unlock()
 }
 
+// busy reports whether a robots.txt of host is being fetched (the host
+// stays paused until its decision is known and shared).
+func (t *robotsTable) busy(host string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.paused[host] > 0
+}
+
 // seed takes a robots.txt decision another process made for host's
 // origin, unless this run has a fresh one of its own or is fetching it.
 func (t *robotsTable) seed(host string, rc linkgraph.RobotsCache) {

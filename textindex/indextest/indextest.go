@@ -53,6 +53,8 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"UnknownQueryType", testUnknownQueryType},
 		{"NoTerms", testNoTerms},
 		{"SearchHonoursContext", testSearchHonoursContext},
+		{"SearchSyntax", testSearchSyntax},
+		{"SearchSyntaxIsBounded", testSearchSyntaxIsBounded},
 		{"QuerySyntaxIsText", testQuerySyntaxIsText},
 		{"Paging", testPaging},
 		{"PageRankOrder", testPageRankOrder},

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -113,6 +115,81 @@ func testSearchHonoursContext(t *testing.T, idx textindex.Indexer) {
 	if it.TotalCount() != 50 {
 		t.Fatalf("TotalCount = %d, want 50", it.TotalCount())
 	}
+}
+
+// testSearchSyntax: QueryTypeSearch reads words (all required), "exact
+// phrases", -word and site:host the same in every backend.
+func testSearchSyntax(t *testing.T, idx textindex.Indexer) {
+	doc := func(url, title, content string) *textindex.Document {
+		d := newDoc(title, content)
+		d.URL = url
+		return d
+	}
+	fox := doc("https://example.com/fox", "Fox", "the quick brown fox jumps over the lazy dog")
+	dog := doc("https://docs.example.com:8443/dog", "Dog", "a lazy dog and a quick brown cat")
+	cat := doc("http://example.org/cat", "Cat", "quick brown cat naps; no fox here")
+	lookalike := doc("https://notexample.com/x", "Look-alike", "quick brown fox on a look-alike host")
+	mustIndex(t, idx, fox, dog, cat, lookalike)
+	for expr, want := range map[string][]*textindex.Document{
+		`quick brown`:                                {fox, dog, cat, lookalike},
+		`"quick brown fox"`:                          {fox, lookalike},
+		`"brown quick"`:                              nil,
+		`quick -fox`:                                 {dog},
+		`quick -"fox cat"`:                           nil,
+		`lazy dog -cat`:                              {fox},
+		`quick site:example.com`:                     {fox, dog},
+		`quick site:EXAMPLE.com.`:                    {fox, dog},
+		`quick site:docs.example.com`:                {dog},
+		`quick site:example.org site:notexample.com`: {cat, lookalike},
+		`"quick brown" -dog site:example.com`:        nil,
+		`"quick brown" fox site:example.com`:         {fox},
+		`-fox`:                                       nil,
+		`site:example.com`:                           nil,
+		`quick OR nothing`:                           nil, // "or" and "nothing" are words, required
+	} {
+		got, total := search(t, idx, textindex.Query{Type: textindex.QueryTypeSearch, Expression: expr})
+		if total != uint64(len(got)) {
+			t.Fatalf("%q: TotalCount %d, %d results", expr, total, len(got))
+		}
+		if !sameDocs(ids(got), ids(want)) {
+			t.Errorf("search %q = %v, want %v", expr, titles(got), titles(want))
+		}
+	}
+}
+
+// testSearchSyntaxIsBounded: a search query is cut at the same bounds as
+// the others, and answered.
+func testSearchSyntaxIsBounded(t *testing.T, idx textindex.Indexer) {
+	mustIndex(t, idx, newDoc("w", "w0 w1 w2"))
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `w%d -x%d "p%d q%d" site:h%d.org `, i%3, i, i, i, i)
+	}
+	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: b.String()}
+	if _, cut := textindex.BoundQuery(q); !cut {
+		t.Fatal("BoundQuery did not cut a search query of 200 terms")
+	}
+	// The cut query keeps w0-w2 and the first exclusions, phrases and
+	// sites: no document is on h0.org…, so nothing matches, and it answers.
+	if got, total := search(t, idx, q); len(got) != 0 || total != 0 {
+		t.Fatalf("bounded search = %d results", total)
+	}
+}
+
+func sameDocs(a, b []uuid.UUID) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	cmp := func(p, q uuid.UUID) int { return bytes.Compare(p[:], q[:]) }
+	slices.SortFunc(x, cmp)
+	slices.SortFunc(y, cmp)
+	return slices.Equal(x, y)
+}
+
+func titles(docs []*textindex.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.Title)
+	}
+	return out
 }
 
 // testQuerySyntaxIsText checks that what a query language would read as

@@ -32,17 +32,29 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 // SearchContext is Search ending when ctx does (textindex.ContextSearcher):
 // scoring looks at ctx every few thousand candidates.
 func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
-	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
+	var search terms.Search
+	switch q.Type {
+	case textindex.QueryTypeMatch:
+		search.Words, _ = terms.Query(q.Expression, false)
+	case textindex.QueryTypePhrase:
+		words, _ := terms.Query(q.Expression, true)
+		if len(words) > 1 {
+			search.Phrases = [][]string{words}
+		} else {
+			search.Words = words
+		}
+	case textindex.QueryTypeSearch:
+		search, _ = terms.ParseSearch(q.Expression)
+	default:
 		return nil, fmt.Errorf("memory: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
-	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
 
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if i.closed {
 		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
 	}
-	matched, err := i.match(ctx, q.Type, words)
+	matched, err := i.match(ctx, search)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search %q: %w", q.Expression, err)
 	}
@@ -57,27 +69,46 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	return it, nil
 }
 
-// match returns the live documents matching the query terms, scored. The
+// match returns the live documents matching the query, scored. The
 // caller holds the read lock.
-func (i *Index) match(ctx context.Context, typ textindex.QueryType, words []string) ([]hit, error) {
+func (i *Index) match(ctx context.Context, q terms.Search) ([]hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(words) == 0 {
+	if !q.Positive() {
 		return nil, nil
 	}
-	seq := make([]uint32, len(words)) // term IDs in query order, for phrases
+	// Every required term: the words, then the phrases' words.
+	required := slices.Clone(q.Words)
+	for _, p := range q.Phrases {
+		required = append(required, p...)
+	}
+	termID := func(w string) (uint32, bool) { id, ok := i.termIDs[w]; return id, ok }
+	var seq []uint32 // required term IDs in query order
 	var lists [][]uint32
 	seen := make(map[uint32]bool)
-	for n, w := range words {
-		id, ok := i.termIDs[w]
+	for _, w := range required {
+		id, ok := termID(w)
 		if !ok {
 			return nil, nil // a term no document has: nothing can match
 		}
-		seq[n] = id
+		seq = append(seq, id)
 		if !seen[id] {
 			seen[id] = true
 			lists = append(lists, i.postings[id])
+		}
+	}
+	phrases := make([][]uint32, len(q.Phrases))
+	for n, p := range q.Phrases {
+		for _, w := range p {
+			id, _ := termID(w)
+			phrases[n] = append(phrases[n], id)
+		}
+	}
+	var excluded []uint32
+	for _, w := range q.Exclude {
+		if id, ok := termID(w); ok {
+			excluded = append(excluded, id)
 		}
 	}
 	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
@@ -109,10 +140,7 @@ func (i *Index) match(ctx context.Context, typ textindex.QueryType, words []stri
 			}
 		}
 		e := i.byOrd[ord]
-		if e == nil {
-			continue
-		}
-		if typ == textindex.QueryTypePhrase && !containsRun(e.tokens, seq) {
+		if e == nil || !i.accepts(e, q, phrases, excluded) {
 			continue
 		}
 		var s float64
@@ -124,6 +152,28 @@ func (i *Index) match(ctx context.Context, typ textindex.QueryType, words []stri
 		hits = append(hits, hit{e: e, score: s + e.doc.PageRank, relevance: s})
 	}
 	return hits, nil
+}
+
+// accepts applies the query's phrases, exclusions and sites to a document
+// holding every required term.
+func (i *Index) accepts(e *entry, q terms.Search, phrases [][]uint32, excluded []uint32) bool {
+	for _, p := range phrases {
+		if !containsRun(e.tokens, p) {
+			return false
+		}
+	}
+	for _, id := range excluded {
+		if e.tf[id] > 0 {
+			return false
+		}
+	}
+	if len(q.Sites) > 0 {
+		host := terms.HostOf(e.doc.URL)
+		if !slices.ContainsFunc(q.Sites, func(s string) bool { return terms.OnSite(host, s) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // intersect returns the ordinals present in every list; lists are

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,19 +57,12 @@ func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 	return &doc, nil
 }
 
-// tsqueryFunc maps query types to the functions that turn plain text into
-// a tsquery without interpreting operators in it.
-var tsqueryFunc = map[textindex.QueryType]string{
-	textindex.QueryTypeMatch:  "plainto_tsquery",
-	textindex.QueryTypePhrase: "phraseto_tsquery",
-}
-
 // Search runs q; see textindex.Indexer and textindex.Query.
 //
 // The user's text never reaches to_tsquery: it is split into terms here and
-// the terms, joined by spaces, are handed to plainto_tsquery or
-// phraseto_tsquery as a bound parameter, which read their input as words
-// only.
+// the terms, joined by spaces, are handed to plainto_tsquery (words) or
+// phraseto_tsquery (a phrase) as bound parameters, which read their input
+// as words only; exclusions are negated plainto_tsquery of one word each.
 func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	return i.SearchContext(context.Background(), q)
 }
@@ -76,45 +70,99 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 // SearchContext is Search ending when ctx does (textindex.ContextSearcher):
 // the server cancels the statement under way.
 func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
-	fn, ok := tsqueryFunc[q.Type]
+	s, ok := searchOf(q)
 	if !ok {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
-	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
-	if len(words) == 0 {
+	if !s.Positive() {
 		return pager.New(0, 0, nil), nil
 	}
-	text := strings.Join(words, " ")
+	tsq, args := tsqueryOf(s)
+	where := "d.indexed AND d.tsv @@ q.q"
+	if len(s.Sites) > 0 {
+		args = append(args, s.Sites)
+		where += fmt.Sprintf(" AND %s", onSites(len(args)))
+	}
 	var total int64
 	err := i.pool.QueryRow(ctx, fmt.Sprintf(`
-		SELECT count(*) FROM textindex_documents
-		WHERE indexed AND tsv @@ %s('simple', $1)`, fn), text).Scan(&total)
+		SELECT count(*) FROM textindex_documents d, (SELECT %s AS q) q
+		WHERE %s`, tsq, where), args...).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
-	page := fmt.Sprintf(pageSQL, fn)
+	n := len(args)
+	page := fmt.Sprintf(pageSQL, tsq, where, n+1, n+2)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, text, offset, limit)
+		return i.fetchPage(ctx, page, append(slices.Clone(args), limit, int64(offset)))
 	}), nil
 }
 
+// searchOf is q as a search-box query: a match query's words, a phrase
+// query's phrase, or the parsed syntax of a search query.
+func searchOf(q textindex.Query) (terms.Search, bool) {
+	switch q.Type {
+	case textindex.QueryTypeMatch:
+		words, _ := terms.Query(q.Expression, false)
+		return terms.Search{Words: words}, true
+	case textindex.QueryTypePhrase:
+		words, _ := terms.Query(q.Expression, true)
+		if len(words) > 1 {
+			return terms.Search{Phrases: [][]string{words}}, true
+		}
+		return terms.Search{Words: words}, true
+	case textindex.QueryTypeSearch:
+		s, _ := terms.ParseSearch(q.Expression)
+		return s, true
+	}
+	return terms.Search{}, false
+}
+
+// tsqueryOf builds the tsquery of s as SQL over bound parameters $1…$n,
+// and their values.
+func tsqueryOf(s terms.Search) (string, []any) {
+	var parts []string
+	var args []any
+	add := func(fn, text string) {
+		args = append(args, text)
+		parts = append(parts, fmt.Sprintf("%s('simple', $%d)", fn, len(args)))
+	}
+	if len(s.Words) > 0 {
+		add("plainto_tsquery", strings.Join(s.Words, " "))
+	}
+	for _, p := range s.Phrases {
+		add("phraseto_tsquery", strings.Join(p, " "))
+	}
+	for _, w := range s.Exclude {
+		add("!! plainto_tsquery", w)
+	}
+	return strings.Join(parts, " && "), args
+}
+
+// onSites is the condition that d.url's host is one of the sites in
+// parameter $n (a text array) or a subdomain of one.
+func onSites(n int) string {
+	host := "lower(split_part(split_part(split_part(d.url, '://', 2), '/', 1), ':', 1))"
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM unnest($%d::TEXT[]) s WHERE %s = s OR right(%s, length(s) + 1) = '.' || s)", n, host, host)
+}
+
 // pageSQL ranks the hits on key and score alone and joins only the page
-// being returned back to the stored text. %s is the tsquery function.
+// being returned back to the stored text. The verbs are the tsquery, the
+// condition on hits, and the limit and offset parameters' numbers.
 const pageSQL = `
 	WITH hits AS (
 		SELECT d.link_id, ts_rank(d.tsv, q.q) + d.page_rank AS score, ts_rank(d.tsv, q.q) AS rel
-		FROM textindex_documents d, (SELECT %s('simple', $1) AS q) q
-		WHERE d.indexed AND d.tsv @@ q.q
+		FROM textindex_documents d, (SELECT %s AS q) q
+		WHERE %s
 		ORDER BY score DESC, d.link_id
-		LIMIT $2 OFFSET $3
+		LIMIT $%d OFFSET $%d
 	)
 	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, hits.rel::float8
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
 // fetchPage reads one page of a search's results.
-func (i *Index) fetchPage(ctx context.Context, page, text string, offset uint64, limit int) ([]*textindex.Document, error) {
-	rows, err := i.pool.Query(ctx, page, text, limit, int64(offset))
+func (i *Index) fetchPage(ctx context.Context, page string, args []any) ([]*textindex.Document, error) {
+	rows, err := i.pool.Query(ctx, page, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 	}

@@ -53,23 +53,56 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 	return &doc, nil
 }
 
-// matchExpr turns a query into an FTS5 MATCH expression. Every term is a
-// double-quoted string, which FTS5 never reads as an operator, column
-// filter or prefix; terms hold no quotes, but they are doubled anyway so the
-// quoting does not rest on terms.Split alone. It returns "" when the
-// expression has no terms.
-func matchExpr(q textindex.Query) string {
-	words, _ := terms.Query(q.Expression, q.Type == textindex.QueryTypePhrase)
-	if len(words) == 0 {
-		return ""
+// matchExpr turns a query into an FTS5 MATCH expression and the sites its
+// results must be on. Every term is a double-quoted string, which FTS5
+// never reads as an operator, column filter or prefix; terms hold no
+// quotes, but they are doubled anyway so the expression stays well-formed
+// whatever they hold. The expression is "" when the query requires no
+// term (it matches nothing).
+func matchExpr(q textindex.Query) (expr string, sites []string) {
+	s := searchOf(q)
+	if !s.Positive() {
+		return "", nil
 	}
-	for n, w := range words {
-		words[n] = strings.ReplaceAll(w, `"`, `""`)
-	}
-	if q.Type == textindex.QueryTypePhrase {
+	quote := func(words []string) string {
+		for n, w := range words {
+			words[n] = strings.ReplaceAll(w, `"`, `""`)
+		}
 		return `"` + strings.Join(words, " ") + `"`
 	}
-	return `"` + strings.Join(words, `" "`) + `"` // juxtaposition is AND
+	var parts []string
+	for _, w := range s.Words {
+		parts = append(parts, quote([]string{w}))
+	}
+	for _, p := range s.Phrases {
+		parts = append(parts, quote(p))
+	}
+	expr = strings.Join(parts, " ") // juxtaposition is AND
+	if len(s.Exclude) > 0 {
+		expr = "(" + expr + ")"
+		for _, w := range s.Exclude {
+			expr += " NOT " + quote([]string{w})
+		}
+	}
+	return expr, s.Sites
+}
+
+// searchOf is q as a search-box query: a match query's words, a phrase
+// query's phrase, or the parsed syntax of a search query.
+func searchOf(q textindex.Query) terms.Search {
+	switch q.Type {
+	case textindex.QueryTypePhrase:
+		words, _ := terms.Query(q.Expression, true)
+		if len(words) > 1 {
+			return terms.Search{Phrases: [][]string{words}}
+		}
+		return terms.Search{Words: words}
+	case textindex.QueryTypeSearch:
+		s, _ := terms.ParseSearch(q.Expression)
+		return s
+	}
+	words, _ := terms.Query(q.Expression, false)
+	return terms.Search{Words: words}
 }
 
 // Search runs q; see textindex.Indexer and textindex.Query.
@@ -80,43 +113,63 @@ func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 // SearchContext is Search ending when ctx does (textindex.ContextSearcher):
 // SQLite interrupts the statement under way.
 func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
-	if q.Type != textindex.QueryTypeMatch && q.Type != textindex.QueryTypePhrase {
+	switch q.Type {
+	case textindex.QueryTypeMatch, textindex.QueryTypePhrase, textindex.QueryTypeSearch:
+	default:
 		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
-	expr := matchExpr(q)
+	expr, sites := matchExpr(q)
 	if expr == "" {
 		return pager.New(0, 0, nil), nil
 	}
-	// Counting needs no ranking and no join: FTS5 answers it from the
-	// inverted index alone.
+	site := strings.Join(sites, " ")
+	// Counting needs no ranking and no join, unless sites restrict the
+	// hits: FTS5 answers it from the inverted index alone.
+	count := `SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`
+	args := []any{expr}
+	if site != "" {
+		count = `SELECT count(*) FROM docs_fts JOIN bodies b ON b.id = docs_fts.rowid
+			WHERE docs_fts MATCH ? AND linksrus_on_site(b.url, ?)`
+		args = append(args, site)
+	}
 	var total uint64
-	err := i.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`, expr).Scan(&total)
-	if err != nil {
+	if err := i.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, expr, offset, limit)
+		return i.fetchPage(ctx, expr, site, offset, limit)
 	}), nil
 }
 
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
-// only the requested page back to the stored text.
+// only the requested page back to the stored text. %s is a condition on
+// the hit's URL (sb.url), "1" for none.
 const pageQuery = `
 	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, p.rel
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score, -h.r AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
+		%s
 		ORDER BY score DESC, d.link_id
 		LIMIT ? OFFSET ?
 	) p
 	JOIN bodies b ON b.id = p.id
 	ORDER BY p.score DESC, p.link_id`
 
-// fetchPage reads one page of a search's results.
-func (i *Index) fetchPage(ctx context.Context, expr string, offset uint64, limit int) ([]*textindex.Document, error) {
-	rows, err := i.db.QueryContext(ctx, pageQuery, expr, limit, int64(offset))
+var (
+	pageQueryAll   = fmt.Sprintf(pageQuery, "")
+	pageQuerySites = fmt.Sprintf(pageQuery, "JOIN bodies sb ON sb.id = d.id WHERE linksrus_on_site(sb.url, ?)")
+)
+
+// fetchPage reads one page of a search's results; site, if not "", is the
+// space-separated sites the results must be on.
+func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64, limit int) ([]*textindex.Document, error) {
+	query, args := pageQueryAll, []any{expr, limit, int64(offset)}
+	if site != "" {
+		query, args = pageQuerySites, []any{expr, site, limit, int64(offset)}
+	}
+	rows, err := i.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 	}

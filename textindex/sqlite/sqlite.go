@@ -108,6 +108,9 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: create parent directory: %w", path, err)
 	}
+	if err := registerSiteFunc(); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
+	}
 	dsn := path + "?_pragma=busy_timeout(" + busyTimeoutMillis + ")&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

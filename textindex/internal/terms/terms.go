@@ -6,7 +6,6 @@ package terms
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // IsTermRune reports whether r belongs to a term: letters, numbers and
@@ -40,17 +39,7 @@ const (
 // occur anyway; at most MaxQueryTerms terms are kept. cut reports whether
 // anything but repetitions was dropped.
 func Query(expr string, phrase bool) (words []string, cut bool) {
-	if len(expr) > MaxQueryBytes {
-		n := MaxQueryBytes
-		for n > 0 && !utf8.RuneStart(expr[n]) {
-			n--
-		}
-		// A word cut in two is left out, rather than searched for half.
-		if r, _ := utf8.DecodeRuneInString(expr[n:]); IsTermRune(r) {
-			n = strings.LastIndexFunc(expr[:n], func(r rune) bool { return !IsTermRune(r) }) + 1
-		}
-		expr, cut = expr[:n], true
-	}
+	expr, cut = bound(expr)
 	seen := make(map[string]bool)
 	for f := range strings.FieldsFuncSeq(expr, func(r rune) bool { return !IsTermRune(r) }) {
 		w := strings.ToLower(f)

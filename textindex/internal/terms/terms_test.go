@@ -84,3 +84,82 @@ func TestQueryBounds(t *testing.T) {
 		t.Errorf("cut inside a rune: %q", words)
 	}
 }
+
+func TestParseSearch(t *testing.T) {
+	for in, want := range map[string]string{
+		`gopher news`:                              `gopher news`,
+		`Gopher gopher NEWS`:                       `gopher news`,
+		`"quick brown fox" lazy`:                   `lazy "quick brown fox"`,
+		`"one"`:                                    `one`,
+		`fox -lazy -"brown dog"`:                   `fox -lazy -brown -dog`,
+		`fox - lazy`:                               `fox lazy`,
+		`fox site:Example.COM site:example.com`:    `fox site:example.com`,
+		`fox site:https://docs.example.com:8080/x`: `fox site:docs.example.com`,
+		`fox site:`:                                `fox site`,
+		`fox site:"bad host"`:                      `fox host`,
+		`"unterminated phrase here`:                `"unterminated phrase here"`,
+		`-only -negative`:                          `-only -negative`,
+		`"a b" "a b" c`:                            `c "a b"`,
+		`apple OR pear*`:                           `apple or pear`,
+		``:                                         ``,
+	} {
+		got, cut := ParseSearch(in)
+		if got.String() != want || cut {
+			t.Errorf("ParseSearch(%q) = %q (cut %v), want %q", in, got.String(), cut, want)
+		}
+	}
+	if s, _ := ParseSearch(`-only site:x.org`); s.Positive() {
+		t.Error("a query of exclusions and sites counts as positive")
+	}
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	s, cut := ParseSearch(strings.Join(many, " ") + ` "a b"`)
+	if len(s.Words) != MaxQueryTerms || len(s.Phrases) != 0 || !cut {
+		t.Errorf("40 words and a phrase: %d words, %d phrases, cut %v", len(s.Words), len(s.Phrases), cut)
+	}
+	if _, cut := ParseSearch(strings.Repeat("x", MaxQueryBytes+10)); !cut {
+		t.Error("a query over MaxQueryBytes is not cut")
+	}
+	for host, site := range map[string]string{"example.com": "example.com", "docs.example.com": "example.com"} {
+		if !OnSite(host, site) {
+			t.Errorf("OnSite(%q, %q) = false", host, site)
+		}
+	}
+	if OnSite("notexample.com", "example.com") || OnSite("example.com.evil.org", "example.com") {
+		t.Error("OnSite accepts a look-alike host")
+	}
+	if h := HostOf("https://Docs.Example.com:8443/a?b"); h != "docs.example.com" {
+		t.Errorf("HostOf = %q", h)
+	}
+}
+
+func FuzzParseSearch(f *testing.F) {
+	for _, s := range []string{`a "b c" -d site:e.f`, `"`, `-`, `site:`, `-"x y"`, "\xff\"\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, _ := ParseSearch(in)
+		n := len(s.Words) + len(s.Exclude) + len(s.Sites)
+		for _, p := range s.Phrases {
+			n += len(p)
+			if len(p) < 2 {
+				t.Fatalf("ParseSearch(%q): phrase of %d words", in, len(p))
+			}
+		}
+		if n > MaxQueryTerms {
+			t.Fatalf("ParseSearch(%q): %d terms", in, n)
+		}
+		for _, w := range append(append([]string{}, s.Words...), s.Exclude...) {
+			if w == "" || strings.ToLower(w) != w {
+				t.Fatalf("ParseSearch(%q): term %q", in, w)
+			}
+		}
+		// What it writes back parses to the same query.
+		again, _ := ParseSearch(s.String())
+		if again.String() != s.String() {
+			t.Fatalf("ParseSearch(%q) = %q, which parses back to %q", in, s.String(), again.String())
+		}
+	})
+}
