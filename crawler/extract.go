@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 
 	"golang.org/x/net/html"
 
@@ -32,13 +31,9 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract page: %w", err)
 	}
-	page := p.FinalURL
-	if page == "" {
-		page = p.URL
-	}
-	base, err := url.Parse(page)
+	base, err := pageURL(p)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: extract links of %q: %w", page, err)
+		return nil, err
 	}
 	buf := textBufPool.Get().(*bytes.Buffer)
 	defer textBufPool.Put(buf)

@@ -74,6 +74,16 @@ func (e *LinkExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract links: %w", err)
 	}
+	base, err := pageURL(p)
+	if err != nil {
+		return nil, err
+	}
+	e.extract(p, base)
+	return p, nil
+}
+
+// pageURL is the URL p's links are relative to: where its body came from.
+func pageURL(p *Payload) (*url.URL, error) {
 	page := p.FinalURL
 	if page == "" {
 		page = p.URL
@@ -83,8 +93,7 @@ func (e *LinkExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 		// The fetcher only passes parsable URLs; a hand-made payload may not.
 		return nil, fmt.Errorf("crawler: extract links of %q: %w", page, err)
 	}
-	e.extract(p, base)
-	return p, nil
+	return base, nil
 }
 
 // linkSet de-duplicates a page's links; pooled so that its map keeps its

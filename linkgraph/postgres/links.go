@@ -84,29 +84,8 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		ids[i], urls[i], ats[i] = uuid.New(), b.URLs[j], b.RetrievedAt[j]
 	}
 
-	type stored struct {
-		id uuid.UUID
-		at time.Time
-	}
-	var byURL map[string]stored
-	err = retry(g.ctx, func(ctx context.Context) error {
-		rows, err := g.pool.Query(ctx, upsertLinksSQL, ids, urls, ats)
-		if err != nil {
-			return err
-		}
-		byURL = make(map[string]stored, len(urls))
-		var (
-			id  uuid.UUID
-			url string
-			at  time.Time
-		)
-		_, err = pgx.ForEachRow(rows, []any{&id, &url, &at}, func() error {
-			byURL[url] = stored{id, at.UTC()}
-			return nil
-		})
-		return err
-	})
-	if err != nil {
+	byURL := make(map[string]storedLink, len(urls))
+	if err := g.readLinks(byURL, upsertLinksSQL, ids, urls, ats); err != nil {
 		return err
 	}
 	var missing []string
@@ -117,23 +96,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	}
 	if len(missing) > 0 {
 		// Committed by another transaction since the statement began.
-		err = retry(g.ctx, func(ctx context.Context) error {
-			rows, err := g.pool.Query(ctx, readLinksSQL, missing)
-			if err != nil {
-				return err
-			}
-			var (
-				id  uuid.UUID
-				url string
-				at  time.Time
-			)
-			_, err = pgx.ForEachRow(rows, []any{&id, &url, &at}, func() error {
-				byURL[url] = stored{id, at.UTC()}
-				return nil
-			})
-			return err
-		})
-		if err != nil {
+		if err := g.readLinks(byURL, readLinksSQL, missing); err != nil {
 			return err
 		}
 	}
@@ -145,6 +108,45 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		l.ID, l.RetrievedAt = s.id, s.at
 	}
 	return nil
+}
+
+// storedLink is a link's ID and retrieval time as the database has them.
+type storedLink struct {
+	id uuid.UUID
+	at time.Time
+}
+
+// readLinks runs query, which returns id, url and retrieved_at rows, and
+// adds them to byURL. The query is retried as a whole; only the rows of the
+// attempt that succeeds are kept.
+func (g *Graph) readLinks(byURL map[string]storedLink, query string, args ...any) error {
+	var got []storedURL
+	err := retry(g.ctx, func(ctx context.Context) error {
+		got = got[:0]
+		rows, err := g.pool.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		var r storedURL
+		_, err = pgx.ForEachRow(rows, []any{&r.id, &r.url, &r.at}, func() error {
+			got = append(got, r)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range got {
+		byURL[r.url] = storedLink{r.id, r.at.UTC()}
+	}
+	return nil
+}
+
+type storedURL struct {
+	id  uuid.UUID
+	url string
+	at  time.Time
 }
 
 // FindLink implements linkgraph.Graph.
