@@ -160,7 +160,7 @@ func siteHost(v string) string {
 			v = h
 		}
 	}
-	v = strings.TrimSuffix(strings.ToLower(v), ".")
+	v = strings.TrimRight(strings.ToLower(v), ".") // "example.com." is example.com
 	for _, r := range v {
 		if !(r == '.' || r == '-' || IsTermRune(r)) {
 			return ""
@@ -179,7 +179,7 @@ func HostOf(rawURL string) string {
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return strings.TrimRight(strings.ToLower(u.Hostname()), ".")
 }
 
 // OnSite reports whether host is site or one of its subdomains.
