@@ -33,6 +33,11 @@ const (
 	// fetch workers deliver meanwhile, small enough to keep each write
 	// short.
 	DefaultStoreBatchSize = 64
+	// DefaultGraphWriters is how many batches of pages are written to the
+	// graph at once. Two is enough for a store across a network: one
+	// batch is gathered and sent while the other is on the wire, so the
+	// stage is not held to one round trip at a time.
+	DefaultGraphWriters = 2
 	// DefaultUserAgent names the crawler in its requests.
 	DefaultUserAgent = "linksrus-crawler/1.0 (+https://github.com/linksrus/linksrus)"
 )
@@ -102,6 +107,12 @@ type Config struct {
 	// writes every page on its own. Default: DefaultStoreBatchSize.
 	StoreBatchSize int
 
+	// GraphWriters is how many batches are written to the graph at once,
+	// each by its own worker calling Graph concurrently (a Graph that keeps
+	// state between the calls of one batch implements BatchGraph). 1
+	// writes one batch after the other. Default: DefaultGraphWriters.
+	GraphWriters int
+
 	// MaxBodyBytes is the largest body read; larger pages are skipped with
 	// ReasonTooLarge. Default: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -149,6 +160,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: FetchWorkers %d < 0", ErrInvalidConfig, cfg.FetchWorkers)
 	case cfg.StoreBatchSize < 0:
 		return cfg, fmt.Errorf("%w: StoreBatchSize %d < 0", ErrInvalidConfig, cfg.StoreBatchSize)
+	case cfg.GraphWriters < 0:
+		return cfg, fmt.Errorf("%w: GraphWriters %d < 0", ErrInvalidConfig, cfg.GraphWriters)
 	case cfg.MaxBodyBytes < 0:
 		return cfg, fmt.Errorf("%w: MaxBodyBytes %d < 0", ErrInvalidConfig, cfg.MaxBodyBytes)
 	case cfg.FetchTimeout < 0:
@@ -174,6 +187,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.StoreBatchSize == 0 {
 		cfg.StoreBatchSize = DefaultStoreBatchSize
+	}
+	if cfg.GraphWriters == 0 {
+		cfg.GraphWriters = DefaultGraphWriters
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

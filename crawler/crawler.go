@@ -77,21 +77,23 @@ func stages(cfg Config) []pipeline.StageRunner {
 	// whatever has queued up while the previous one was written (the
 	// stage never waits to fill one), so under load one commit serves many
 	// pages and an idle crawl still writes each page at once. A page moves
-	// on, and so has its outcome reported, only once stored.
+	// on, and so has its outcome reported, only once stored. The graph
+	// takes GraphWriters batches at once, so that a graph server's round
+	// trips overlap instead of adding up.
 	// A page is marked retrieved in the graph only once every store has
 	// it; with an index, that is after the indexer (see RetrievalMarker).
 	markAfterIndex := cfg.Graph != nil && cfg.Indexer != nil
 	switch {
 	case markAfterIndex:
-		s = append(s, pipeline.Batch(NewGraphUpdaterWithoutMark(cfg.Graph), cfg.StoreBatchSize, 0))
+		s = append(s, pipeline.BatchPool(NewGraphUpdaterWithoutMark(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
 	case cfg.Graph != nil:
-		s = append(s, pipeline.Batch(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0))
+		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
 	}
 	if cfg.Indexer != nil {
 		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))
 	}
 	if markAfterIndex {
-		s = append(s, pipeline.Batch(NewRetrievalMarker(cfg.Graph), cfg.StoreBatchSize, 0))
+		s = append(s, pipeline.BatchPool(NewRetrievalMarker(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
 	}
 	procs := cfg.Processors
 	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {

@@ -160,6 +160,10 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	if len(b.pages) == 0 {
 		return nil
 	}
+	g := u.graph
+	if bg, ok := g.(BatchGraph); ok {
+		g = bg.ForBatch()
+	}
 	// Each page's own link, then the links it follows, then the others.
 	for _, p := range b.pages {
 		b.first = append(b.first, len(b.links))
@@ -179,7 +183,7 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	for i := range b.links {
 		b.linkPtrs = append(b.linkPtrs, &b.links[i])
 	}
-	if err := u.graph.UpsertLinks(b.linkPtrs); err != nil {
+	if err := g.UpsertLinks(b.linkPtrs); err != nil {
 		return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)
 	}
 
@@ -201,7 +205,7 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		b.edgePtrs = append(b.edgePtrs, &b.edges[i])
 	}
 	if len(b.edgePtrs) > 0 {
-		if err := u.graph.UpsertEdges(b.edgePtrs); err != nil {
+		if err := g.UpsertEdges(b.edgePtrs); err != nil {
 			return fmt.Errorf("crawler: update graph: upsert edges of %s: %w", b.describe(), err)
 		}
 	}
@@ -212,13 +216,13 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			continue
 		}
 		src := b.links[b.first[i]].ID
-		if err := u.graph.RemoveStaleEdges(src, staleBefore); err != nil {
+		if err := g.RemoveStaleEdges(src, staleBefore); err != nil {
 			return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
 		}
 		if p.redirected() {
 			// The alias keeps only its edge to the page it redirects to.
 			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
-			if err := u.graph.RemoveStaleEdges(alias, staleBefore); err != nil {
+			if err := g.RemoveStaleEdges(alias, staleBefore); err != nil {
 				return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
 			}
 		}
@@ -227,7 +231,7 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	if u.skipMark {
 		return nil
 	}
-	return markRetrieved(u.graph, u.now, b)
+	return markRetrieved(g, u.now, b)
 }
 
 // markRetrieved sets the RetrievedAt of the pages of b (step 4).

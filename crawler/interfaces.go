@@ -47,6 +47,18 @@ type Graph interface {
 	RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error
 }
 
+// BatchGraph is a Graph that keeps state from one call to the next while a
+// batch of pages is stored: for example a wrapper that notes the links
+// UpsertLinks stores and follows them once UpsertEdges stores the page's
+// edges to them. The graph updater stores several batches at once (see
+// Config.GraphWriters), so it asks such a graph for a view of its own for
+// each batch, and makes all of that batch's calls on the view.
+type BatchGraph interface {
+	Graph
+	// ForBatch returns the Graph to store one batch of pages with.
+	ForBatch() Graph
+}
+
 //go:generate mockgen -typed -destination=mocks/indexer.go -package=mocks github.com/linksrus/linksrus/crawler Indexer
 
 // Indexer is the part of a text index the crawler writes to; every

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler/mocks"
 	"github.com/linksrus/linksrus/linkgraph"
+	graphmem "github.com/linksrus/linksrus/linkgraph/memory"
 	"github.com/linksrus/linksrus/pipeline"
 	"github.com/linksrus/linksrus/textindex"
 )
@@ -334,3 +335,102 @@ func (c *concurrencyIndexer) Index(*textindex.Document) error {
 	c.calls.Add(1)
 	return nil
 }
+
+// batchScopedGraph is a BatchGraph that records which view each call came
+// through.
+type batchScopedGraph struct {
+	Graph
+	views atomic.Int64
+	t     *testing.T
+}
+
+func (g *batchScopedGraph) ForBatch() Graph {
+	g.views.Add(1)
+	return &batchView{g: g}
+}
+
+// batchView checks that the edges it stores join links it stored itself.
+type batchView struct {
+	g     *batchScopedGraph
+	links map[uuid.UUID]bool
+}
+
+func (v *batchView) UpsertLinks(links []*linkgraph.Link) error {
+	if err := v.g.Graph.UpsertLinks(links); err != nil {
+		return err
+	}
+	if v.links == nil {
+		v.links = make(map[uuid.UUID]bool)
+	}
+	for _, l := range links {
+		v.links[l.ID] = true
+	}
+	return nil
+}
+
+func (v *batchView) UpsertEdges(edges []*linkgraph.Edge) error {
+	for _, e := range edges {
+		if !v.links[e.Src] || !v.links[e.Dst] {
+			v.g.t.Errorf("edge %v -> %v stored through a view that did not store its links", e.Src, e.Dst)
+		}
+	}
+	return v.g.Graph.UpsertEdges(edges)
+}
+
+func (v *batchView) RemoveStaleEdges(from uuid.UUID, before time.Time) error {
+	return v.g.Graph.RemoveStaleEdges(from, before)
+}
+
+// TestGraphUpdaterUsesBatchViews stores pages with several graph writers
+// at once and checks that each batch's calls go through a view of its own.
+func TestGraphUpdaterUsesBatchViews(t *testing.T) {
+	mem := graphmem.New()
+	g := &batchScopedGraph{Graph: mem, t: t}
+	src := &payloadSource{}
+	for i := range 200 {
+		p := NewPayload(uuid.New(), fmt.Sprintf("http://site/%d", i), time.Time{})
+		p.Links = append(p.Links, fmt.Sprintf("http://site/%d", (i+1)%200))
+		src.payloads = append(src.payloads, p)
+	}
+	stage := pipeline.BatchPool(NewGraphUpdater(g), 7, 0, 3)
+	if err := pipeline.New(stage).Process(context.Background(), src, nopSink{}); err != nil {
+		t.Fatal(err)
+	}
+	if g.views.Load() == 0 {
+		t.Fatal("ForBatch never called")
+	}
+	it, err := mem.Links(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	retrieved := 0
+	for it.Next() {
+		if !it.Link().RetrievedAt.IsZero() {
+			retrieved++
+		}
+	}
+	if retrieved != 200 {
+		t.Errorf("%d pages marked retrieved, want 200", retrieved)
+	}
+}
+
+// payloadSource emits the given payloads.
+type payloadSource struct {
+	payloads []*Payload
+	cur      *Payload
+}
+
+func (s *payloadSource) Next(context.Context) bool {
+	if len(s.payloads) == 0 {
+		return false
+	}
+	s.cur, s.payloads = s.payloads[0], s.payloads[1:]
+	return true
+}
+
+func (s *payloadSource) Payload() pipeline.Payload { return s.cur }
+func (s *payloadSource) Error() error              { return nil }
+
+type nopSink struct{}
+
+func (nopSink) Consume(context.Context, pipeline.Payload) error { return nil }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -39,21 +40,42 @@ func (f BatchProcessorFunc) ProcessBatch(ctx context.Context, batch []Payload) e
 // processed. When the run stops, the payloads held are marked processed.
 // maxSize must be at least 1.
 func Batch(proc BatchProcessor, maxSize int, maxDelay time.Duration) StageRunner {
-	b := batcher{proc: proc, size: maxSize, delay: maxDelay}
+	return newBatcher("Batch", proc, maxSize, maxDelay, 1)
+}
+
+// BatchPool is Batch with numWorkers batches in flight at once: each worker
+// collects its own batch from the stage's input and calls proc with it, so
+// proc must be safe for concurrent use, and batches leave the stage in no
+// particular order (payloads within a batch keep theirs).
+//
+// It is for a processor whose calls mostly wait, such as a write to a
+// database server over the network: while one batch is on the wire the
+// next is being gathered and sent, so the stage's throughput is no longer
+// one round trip per batch. Each worker batches, flushes and stops as Batch
+// describes; numWorkers must be at least 1, and 1 is Batch.
+func BatchPool(proc BatchProcessor, maxSize int, maxDelay time.Duration, numWorkers int) StageRunner {
+	return newBatcher("BatchPool", proc, maxSize, maxDelay, numWorkers)
+}
+
+func newBatcher(name string, proc BatchProcessor, maxSize int, maxDelay time.Duration, workers int) batcher {
+	b := batcher{proc: proc, size: maxSize, delay: maxDelay, workers: workers}
 	switch {
 	case proc == nil:
-		b.err = fmt.Errorf("%w: Batch: nil processor", ErrInvalidConfig)
+		b.err = fmt.Errorf("%w: %s: nil processor", ErrInvalidConfig, name)
 	case maxSize < 1:
-		b.err = fmt.Errorf("%w: Batch: max size %d (want >= 1)", ErrInvalidConfig, maxSize)
+		b.err = fmt.Errorf("%w: %s: max size %d (want >= 1)", ErrInvalidConfig, name, maxSize)
+	case workers < 1:
+		b.err = fmt.Errorf("%w: %s: %d workers (want >= 1)", ErrInvalidConfig, name, workers)
 	}
 	return b
 }
 
 type batcher struct {
-	proc  BatchProcessor
-	size  int
-	delay time.Duration
-	err   error
+	proc    BatchProcessor
+	size    int
+	delay   time.Duration
+	workers int
+	err     error
 }
 
 func (b batcher) validate() error { return b.err }
@@ -64,7 +86,20 @@ func (b batcher) Run(ctx context.Context, params StageParams) {
 		reportInvalid(params, b.err)
 		return
 	}
-	r := batchRun{
+	if b.workers <= 1 {
+		b.newRun(ctx, params).run()
+		return
+	}
+	var wg sync.WaitGroup
+	for range b.workers {
+		r := b.newRun(ctx, params)
+		wg.Go(r.run)
+	}
+	wg.Wait()
+}
+
+func (b batcher) newRun(ctx context.Context, params StageParams) *batchRun {
+	return &batchRun{
 		batcher: b,
 		ctx:     ctx,
 		in:      params.Input(),
@@ -74,7 +109,6 @@ func (b batcher) Run(ctx context.Context, params StageParams) {
 		batch:   make([]Payload, 0, b.size),
 		orig:    make([]Payload, 0, b.size),
 	}
-	r.run()
 }
 
 // batchRun is the state of one Run of a batcher.

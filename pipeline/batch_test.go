@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +146,112 @@ func TestBatchError(t *testing.T) {
 		t.Fatalf("Process = %v, want errBoom", err)
 	}
 	wantStageErr(t, err, 1, errBoom)
+	l.check(t)
+}
+
+// TestBatchPoolOverlapsBatches checks that a second batch is processed
+// while the first is still in the processor: each batch waits until the
+// other worker has one too, which deadlocks unless two run at once.
+func TestBatchPoolOverlapsBatches(t *testing.T) {
+	var l ledger
+	var (
+		mu      sync.Mutex
+		busy    int
+		maxBusy int
+		both    = make(chan struct{})
+		once    sync.Once
+	)
+	rec := &batchRecorder{then: func([]pipeline.Payload) error {
+		mu.Lock()
+		busy++
+		if busy > maxBusy {
+			maxBusy = busy
+		}
+		if busy == 2 {
+			once.Do(func() { close(both) })
+		}
+		mu.Unlock()
+		select {
+		case <-both:
+		case <-time.After(10 * time.Second):
+			return errors.New("the other worker never took a batch")
+		}
+		mu.Lock()
+		busy--
+		mu.Unlock()
+		return nil
+	}}
+	sink := &collectSink{}
+	p := pipeline.New(pipeline.BatchPool(rec, 4, 0, 2))
+	if err := p.Process(context.Background(), &sliceSource{l: &l, n: 50}, sink); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if maxBusy != 2 {
+		t.Errorf("at most %d batches at once, want 2", maxBusy)
+	}
+	got := sink.got()
+	slices.Sort(got)
+	if !slices.Equal(got, ids(50)) {
+		t.Errorf("sink got %v, want every id 0..49 once", got)
+	}
+	for _, n := range rec.sizes {
+		if n < 1 || n > 4 {
+			t.Errorf("batch of %d, want 1..4", n)
+		}
+	}
+	if st := p.Stats().Stages[0]; st.In != 50 || st.Out != 50 {
+		t.Errorf("stats = %+v, want 50 in, 50 out", st)
+	}
+	l.check(t)
+}
+
+// TestBatchPoolError checks that an error in one worker ends the stage:
+// the other workers stop and every payload is accounted for.
+func TestBatchPoolError(t *testing.T) {
+	var l ledger
+	var calls atomic.Int64
+	rec := &batchRecorder{then: func([]pipeline.Payload) error {
+		if calls.Add(1) == 5 {
+			return errBoom
+		}
+		return nil
+	}}
+	p := pipeline.New(pipeline.FIFO(passThrough), pipeline.BatchPool(rec, 3, 0, 3))
+	err := p.Process(context.Background(), &sliceSource{l: &l, n: 1000}, &collectSink{})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Process = %v, want errBoom", err)
+	}
+	wantStageErr(t, err, 1, errBoom)
+	l.check(t)
+}
+
+func TestBatchPoolCancel(t *testing.T) {
+	var l ledger
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &batchRecorder{then: func([]pipeline.Payload) error {
+		cancel()
+		return nil
+	}}
+	src := &sliceSource{l: &l, n: 1 << 30}
+	err := pipeline.New(pipeline.BatchPool(rec, 8, time.Millisecond, 4)).Process(ctx, src, &collectSink{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Process = %v, want context.Canceled", err)
+	}
+	l.check(t)
+}
+
+func TestBatchPoolInvalid(t *testing.T) {
+	var l ledger
+	for _, r := range []pipeline.StageRunner{
+		pipeline.BatchPool(&batchRecorder{}, 1, 0, 0),
+		pipeline.BatchPool(&batchRecorder{}, 0, 0, 2),
+		pipeline.BatchPool(nil, 1, 0, 2),
+	} {
+		err := pipeline.New(r).Process(context.Background(), &sliceSource{l: &l, n: 3}, &collectSink{})
+		if !errors.Is(err, pipeline.ErrInvalidConfig) {
+			t.Errorf("Process = %v, want ErrInvalidConfig", err)
+		}
+	}
 	l.check(t)
 }

@@ -219,3 +219,22 @@ func ExampleNewWithOptions() {
 	fmt.Println(sink.got, err)
 	// Output: [SMALL BUFFERS] <nil>
 }
+
+func ExampleBatchPool() {
+	// Two batches in flight at once, as two connections to a database
+	// server would carry them; the order of batches is then not kept.
+	var mu sync.Mutex
+	stored := 0
+	store := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		mu.Lock()
+		stored += len(batch)
+		mu.Unlock()
+		return nil
+	})
+	src := &words{list: strings.Fields("a b c d e f g")}
+	sink := &printer{}
+	err := pipeline.New(pipeline.BatchPool(store, 3, 0, 2)).Process(context.Background(), src, sink)
+	slices.Sort(sink.got)
+	fmt.Println(stored, sink.got, err)
+	// Output: 7 [a b c d e f g] <nil>
+}

@@ -3,9 +3,11 @@ package engine
 import (
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/linkgraph"
 )
@@ -16,16 +18,17 @@ import (
 // in the run's partition and not retrieved recently enough. Following
 // edges rather than links is what keeps rel=nofollow links, and the links
 // of pages marked nofollow, out of the frontier.
+//
+// Discovery needs the links of a batch from its UpsertLinks call when its
+// UpsertEdges call comes, and the crawler stores several batches at once:
+// it is done by the view ForBatch returns for each batch (a
+// crawler.BatchGraph). Calls on the discoveringGraph itself, such as
+// marking pages retrieved, only write through.
 type discoveringGraph struct {
 	Graph
 	run *Run
 
 	mu sync.Mutex
-	// candidates holds the not yet retrieved links of the batch being
-	// stored, by ID, until its edges are seen. The graph updater stores a
-	// batch's links and then its edges, one batch at a time, so each
-	// batch's candidates replace the last one's.
-	candidates map[uuid.UUID]linkgraph.Link
 	// referrers keeps a few pages linking to each queued link
 	// (Options.Referrers).
 	referrers map[uuid.UUID][]uuid.UUID
@@ -33,45 +36,52 @@ type discoveringGraph struct {
 
 func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 	return &discoveringGraph{
-		Graph:      g,
-		run:        run,
-		candidates: make(map[uuid.UUID]linkgraph.Link),
-		referrers:  make(map[uuid.UUID][]uuid.UUID),
+		Graph:     g,
+		run:       run,
+		referrers: make(map[uuid.UUID][]uuid.UUID),
 	}
 }
 
+// ForBatch implements crawler.BatchGraph.
+func (g *discoveringGraph) ForBatch() crawler.Graph { return &discoveryBatch{g: g} }
+
+// discoveryBatch is the view of a discoveringGraph that stores one batch
+// of pages. It is used by one goroutine at a time.
+type discoveryBatch struct {
+	g *discoveringGraph
+	// candidates holds the not yet retrieved links of the batch, by ID,
+	// until their edges are seen.
+	candidates map[uuid.UUID]linkgraph.Link
+}
+
 // UpsertLinks implements crawler.Graph.
-func (g *discoveringGraph) UpsertLinks(links []*linkgraph.Link) error {
+func (b *discoveryBatch) UpsertLinks(links []*linkgraph.Link) error {
+	g := b.g
 	if err := g.Graph.UpsertLinks(links); err != nil {
 		return err
 	}
-	var fresh map[uuid.UUID]linkgraph.Link
 	for _, l := range links {
 		if !l.RetrievedAt.Before(g.run.cutoff) || g.run.frontier.isSeen(l.URL) {
 			continue
 		}
-		if fresh == nil {
-			fresh = make(map[uuid.UUID]linkgraph.Link)
+		if b.candidates == nil {
+			b.candidates = make(map[uuid.UUID]linkgraph.Link)
 		}
 		// Keep RetrievedAt: the crawler relies on it to tell a page
 		// fetched before, whose stale edges must go, from a new one.
-		fresh[l.ID] = *l
-	}
-	if fresh != nil {
-		g.mu.Lock()
-		g.candidates = fresh
-		g.mu.Unlock()
+		b.candidates[l.ID] = *l
 	}
 	return nil
 }
 
 // UpsertEdges implements crawler.Graph.
-func (g *discoveringGraph) UpsertEdges(edges []*linkgraph.Edge) error {
+func (b *discoveryBatch) UpsertEdges(edges []*linkgraph.Edge) error {
+	g := b.g
 	if err := g.Graph.UpsertEdges(edges); err != nil {
 		return err
 	}
 	for _, e := range edges {
-		if err := g.follow(e.Src, e.Dst); err != nil {
+		if err := b.follow(e.Src, e.Dst); err != nil {
 			return err
 		}
 	}
@@ -83,8 +93,14 @@ func (g *discoveringGraph) UpsertEdges(edges []*linkgraph.Edge) error {
 	return nil
 }
 
+// RemoveStaleEdges implements crawler.Graph.
+func (b *discoveryBatch) RemoveStaleEdges(from uuid.UUID, updatedBefore time.Time) error {
+	return b.g.Graph.RemoveStaleEdges(from, updatedBefore)
+}
+
 // follow handles the edge src → dst of a page just crawled.
-func (g *discoveringGraph) follow(src, dst uuid.UUID) error {
+func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
+	g := b.g
 	r := g.run
 	g.mu.Lock()
 	if n := r.opts.Referrers; n > 0 {
@@ -92,8 +108,8 @@ func (g *discoveringGraph) follow(src, dst uuid.UUID) error {
 			g.referrers[dst] = append(refs, src)
 		}
 	}
-	cand, ok := g.candidates[dst]
 	g.mu.Unlock()
+	cand, ok := b.candidates[dst]
 	if !ok {
 		return nil
 	}
@@ -120,9 +136,7 @@ func (g *discoveringGraph) follow(src, dst uuid.UUID) error {
 			return err
 		}
 	}
-	g.mu.Lock()
-	delete(g.candidates, dst)
-	g.mu.Unlock()
+	delete(b.candidates, dst)
 	return nil
 }
 

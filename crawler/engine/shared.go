@@ -134,6 +134,12 @@ type sharedSource struct {
 
 	wake chan struct{} // pokes the manager; buffered, one pending poke
 
+	// flushMu makes flushEnqueued calls one at a time. The crawler stores
+	// batches side by side, and one batch's flush may take the links of
+	// another: that other batch's flush must not return, and let its pages
+	// be marked retrieved, before those links are written.
+	flushMu sync.Mutex
+
 	mu        sync.Mutex
 	hosts     map[string]*heldHost
 	hostOf    map[uuid.UUID]string // links pulled and not yet done
@@ -202,6 +208,8 @@ func (s *sharedSource) enqueue(l linkgraph.Link, host string, depth int) {
 // calls it once a page's edges are stored and before the page is marked
 // retrieved, so that a crash cannot lose the links of a page it crawled.
 func (s *sharedSource) flushEnqueued(ctx context.Context) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	batch := s.toEnqueue
 	s.toEnqueue = nil
@@ -210,6 +218,11 @@ func (s *sharedSource) flushEnqueued(ctx context.Context) error {
 		return nil
 	}
 	if err := s.q.Enqueue(ctx, batch); err != nil {
+		// Put them back: a batch whose links these partly are flushes
+		// next and must not find them gone.
+		s.mu.Lock()
+		s.toEnqueue = append(batch, s.toEnqueue...)
+		s.mu.Unlock()
 		return fmt.Errorf("engine: queue links: %w", err)
 	}
 	s.mu.Lock()
