@@ -80,3 +80,22 @@ func SearchContext(ctx context.Context, idx Indexer, q Query) (Iterator, error) 
 	}
 	return idx.Search(q)
 }
+
+// Counter is implemented by an index that can tell how many documents it
+// holds; every backend of this module does.
+type Counter interface {
+	// Count returns the number of documents indexed (not those with only
+	// a score recorded by UpdateScore).
+	Count(ctx context.Context) (uint64, error)
+}
+
+// Count returns the number of documents idx holds, and false if idx cannot
+// tell.
+func Count(ctx context.Context, idx Indexer) (uint64, bool, error) {
+	c, ok := idx.(Counter)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := c.Count(ctx)
+	return n, true, err
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/linksrus/linksrus/textindex"
 )
@@ -79,7 +78,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 			Rank:      *offset + uint64(len(results)) + 1,
 			URL:       d.URL,
 			Title:     d.Title,
-			Snippet:   snippet(d.Content, terms, 160),
+			Snippet:   textindex.MakeSnippet(d.Content, q, 160).String(),
 			Relevance: d.Relevance,
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
@@ -139,53 +138,6 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
-	}
-	return s
-}
-
-// snippet returns about width bytes of text around the first occurrence of
-// any of terms (or the start of text when none occurs), cut at word
-// boundaries and marked with ellipses where it was cut.
-func snippet(text string, terms []string, width int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) <= width {
-		return text
-	}
-	lower := strings.ToLower(text)
-	at := -1
-	for _, t := range terms {
-		if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
-	}
-	start := 0
-	if at > width/3 {
-		start = at - width/3
-	}
-	end := min(start+width, len(text))
-	// Move inside word boundaries and onto rune boundaries.
-	if start > 0 {
-		if sp := strings.IndexByte(text[start:end], ' '); sp >= 0 && sp < width/4 {
-			start += sp + 1
-		}
-		for start < end && !utf8.RuneStart(text[start]) {
-			start++
-		}
-	}
-	if end < len(text) {
-		if sp := strings.LastIndexByte(text[start:end], ' '); sp > width/2 {
-			end = start + sp
-		}
-		for end > start && !utf8.RuneStart(text[end]) {
-			end--
-		}
-	}
-	s := text[start:end]
-	if start > 0 {
-		s = "…" + s
-	}
-	if end < len(text) {
-		s += "…"
 	}
 	return s
 }

@@ -55,6 +55,8 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"SearchHonoursContext", testSearchHonoursContext},
 		{"SearchSyntax", testSearchSyntax},
 		{"SearchSyntaxIsBounded", testSearchSyntaxIsBounded},
+		{"SnippetsMarkMatches", testSnippetsMarkMatches},
+		{"Count", testCount},
 		{"QuerySyntaxIsText", testQuerySyntaxIsText},
 		{"Paging", testPaging},
 		{"PageRankOrder", testPageRankOrder},

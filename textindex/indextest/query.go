@@ -536,3 +536,67 @@ func testScoresExplained(t *testing.T, idx textindex.Indexer) {
 		t.Errorf("first result %q, want the page with PageRank 0.5", docs[0].Title)
 	}
 }
+
+// testSnippetsMarkMatches: a snippet made from a result marks the words
+// the backend matched it for, whatever the backend's own tokenizer did
+// with case, accents and punctuation.
+func testSnippetsMarkMatches(t *testing.T, idx textindex.Indexer) {
+	long := strings.Repeat("Filler text that says nothing much. ", 40)
+	d := newDoc("Burrows", long+"The GOPHER's burrow, a gopher-made tunnel, runs under the café. "+long)
+	d.URL = "https://example.com/burrows"
+	mustIndex(t, idx, d, newDoc("Other", "cafe without the accent, and a rodent"))
+	for expr, want := range map[string][]string{
+		`gopher`:                          {"GOPHER", "gopher"},
+		`café burrow`:                     {"burrow", "café"},
+		`"gopher made tunnel"`:            {"gopher", "made", "tunnel"},
+		`gopher -rodent site:example.com`: {"GOPHER", "gopher"},
+	} {
+		q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: expr}
+		got, _ := search(t, idx, q)
+		if len(got) != 1 || got[0].LinkID != d.LinkID {
+			t.Fatalf("search %q = %v, want the Burrows page", expr, titles(got))
+		}
+		s := textindex.MakeSnippet(got[0].Content, q, 160)
+		var marked []string
+		for _, p := range s {
+			if p.Match {
+				marked = append(marked, p.Text)
+			}
+		}
+		for _, w := range want {
+			if !slices.Contains(marked, w) {
+				t.Errorf("search %q: snippet %q marks %q, want %q among them", expr, s.String(), marked, w)
+			}
+		}
+		if !strings.HasPrefix(s.String(), textindex.Ellipsis) || !strings.HasSuffix(s.String(), textindex.Ellipsis) {
+			t.Errorf("search %q: snippet %q is not cut from the middle of the text", expr, s.String())
+		}
+	}
+}
+
+// testCount: Count tells the documents indexed, not the scores recorded
+// for documents not indexed yet; replacing a document does not add one.
+func testCount(t *testing.T, idx textindex.Indexer) {
+	ctx := context.Background()
+	count := func() uint64 {
+		t.Helper()
+		n, ok, err := textindex.Count(ctx, idx)
+		if err != nil || !ok {
+			t.Fatalf("Count = %d, %v, %v", n, ok, err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("empty index counts %d", n)
+	}
+	a, b := newDoc("A", "one"), newDoc("B", "two")
+	mustIndex(t, idx, a, b)
+	if err := idx.UpdateScore(uuid.New(), 0.5); err != nil {
+		t.Fatal(err)
+	}
+	a.Content = "one again"
+	mustIndex(t, idx, a)
+	if n := count(); n != 2 {
+		t.Errorf("Count = %d, want 2", n)
+	}
+}

@@ -227,3 +227,13 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	i.byOrd[ne.ord] = &ne
 	return nil
 }
+
+// Count implements textindex.Counter.
+func (i *Index) Count(context.Context) (uint64, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.closed {
+		return 0, fmt.Errorf("memory: count: %w", textindex.ErrClosed)
+	}
+	return uint64(len(i.docs)), nil
+}

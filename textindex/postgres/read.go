@@ -182,3 +182,12 @@ func (i *Index) fetchPage(ctx context.Context, page string, args []any) ([]*text
 	}
 	return docs, nil
 }
+
+// Count implements textindex.Counter.
+func (i *Index) Count(ctx context.Context) (uint64, error) {
+	var n int64
+	if err := i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents WHERE indexed`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count: %w", closedErr(err))
+	}
+	return uint64(n), nil
+}

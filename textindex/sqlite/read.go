@@ -189,3 +189,12 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64,
 	}
 	return docs, nil
 }
+
+// Count implements textindex.Counter.
+func (i *Index) Count(ctx context.Context) (uint64, error) {
+	var n uint64
+	if err := i.db.QueryRowContext(ctx, `SELECT count(*) FROM bodies`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlite: count: %w", closedErr(err))
+	}
+	return n, nil
+}

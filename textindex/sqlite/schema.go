@@ -40,6 +40,19 @@ var migrations = []string{
 
 // migrate brings the schema up to date in one immediate transaction, so
 // concurrent openers of a new file apply it exactly once.
+// checkSchema fails unless the database's schema is the one this program
+// writes, for a reader that may not migrate it.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version != len(migrations) {
+		return fmt.Errorf("schema version %d, this program reads %d: open it once for writing (a crawl or rank) to migrate it", version, len(migrations))
+	}
+	return nil
+}
+
 func migrate(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

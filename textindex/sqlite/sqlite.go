@@ -13,7 +13,8 @@
 //	sqlite:///absolute/path/index.db   (three slashes: empty host, absolute path)
 //	sqlite:relative/path/index.db      (relative to the working directory)
 //
-// Missing parent directories are created. The URL takes no parameters.
+// Missing parent directories are created. The one parameter, ?mode=ro,
+// opens an existing index read-only (see OpenReadOnly).
 //
 // # Storage
 //
@@ -60,34 +61,43 @@ import (
 
 func init() {
 	textindex.Register("sqlite", func(ctx context.Context, u *url.URL) (textindex.Indexer, error) {
-		path, err := pathFromURL(u)
+		path, ro, err := pathFromURL(u)
 		if err != nil {
 			return nil, err
+		}
+		if ro {
+			return OpenReadOnly(ctx, path)
 		}
 		return Open(ctx, path)
 	})
 }
 
-// pathFromURL extracts the database file path from a sqlite URL.
-func pathFromURL(u *url.URL) (string, error) {
+// pathFromURL extracts the database file path from a sqlite URL, and
+// whether it asks for a read-only index (?mode=ro).
+func pathFromURL(u *url.URL) (path string, readOnly bool, err error) {
 	if u.User != nil || u.Host != "" {
-		return "", fmt.Errorf("sqlite: URL %q has a host; use sqlite:///absolute/path or sqlite:relative/path", u.Redacted())
+		return "", false, fmt.Errorf("sqlite: URL %q has a host; use sqlite:///absolute/path or sqlite:relative/path", u.Redacted())
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("sqlite: URL %q: parameters are not supported", u.Redacted())
+	switch {
+	case u.Fragment != "":
+		return "", false, fmt.Errorf("sqlite: URL %q: fragments are not supported", u.Redacted())
+	case u.RawQuery == "mode=ro":
+		readOnly = true
+	case u.RawQuery != "":
+		return "", false, fmt.Errorf("sqlite: URL %q: the only parameter is mode=ro", u.Redacted())
 	}
-	path := u.Path
+	path = u.Path
 	if u.Opaque != "" {
 		p, err := url.PathUnescape(u.Opaque)
 		if err != nil {
-			return "", fmt.Errorf("sqlite: URL %q: %w", u.Redacted(), err)
+			return "", false, fmt.Errorf("sqlite: URL %q: %w", u.Redacted(), err)
 		}
 		path = p
 	}
 	if path == "" || path == "/" {
-		return "", fmt.Errorf("sqlite: URL %q names no file", u.Redacted())
+		return "", false, fmt.Errorf("sqlite: URL %q names no file", u.Redacted())
 	}
-	return path, nil
+	return path, readOnly, nil
 }
 
 var _ textindex.Indexer = (*Index)(nil)
@@ -128,6 +138,59 @@ func Open(ctx context.Context, path string) (*Index, error) {
 		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
 	}
 	return &Index{db: db, w: w}, nil
+}
+
+// ErrReadOnly is returned by the writes of an index opened with
+// OpenReadOnly.
+var ErrReadOnly = errors.New("sqlite: the index was opened read-only")
+
+// OpenReadOnly opens the existing index at path for searching only; its
+// writes fail with ErrReadOnly. It neither creates nor migrates anything,
+// so it works while another process (a crawl) writes to the index, and on
+// a directory or file it may not write to.
+//
+// A reader of a WAL database needs to write its shared-memory file
+// (index.db-shm) when the directory allows; in a read-only directory the
+// file is opened as immutable instead, which is right because nobody can
+// be writing to it there, and reads the last checkpointed state (a crawl
+// that ended normally leaves everything checkpointed).
+func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlite: open %q: file names with '?' or '#' are not supported", path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
+	}
+	if err := registerSiteFunc(); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
+	}
+	params := "mode=ro&_pragma=busy_timeout(" + busyTimeoutMillis + ")"
+	if !dirWritable(filepath.Dir(path)) {
+		params += "&immutable=1"
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+params)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
+	}
+	db.SetMaxOpenConns(runtime.GOMAXPROCS(0) + 2)
+	db.SetMaxIdleConns(runtime.GOMAXPROCS(0) + 2)
+	if err := checkSchema(ctx, db); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q read-only: %w", path, err), db.Close())
+	}
+	return &Index{db: db}, nil
+}
+
+// dirWritable reports whether files can be created in dir, by trying (a
+// variable so that a test running as root can pretend it cannot).
+var dirWritable = func(dir string) bool {
+	f, err := os.CreateTemp(dir, ".linksrus-probe-*")
+	if err != nil {
+		return false
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return true
 }
 
 // busyTimeoutMillis is how long a statement waits for another process's

@@ -154,6 +154,9 @@ func (w *writer) exec(ctx context.Context, query string, args ...any) error {
 // do queues fn and returns its outcome once a group containing it has
 // committed (or failed).
 func (w *writer) do(fn func(ctx context.Context, w *writer, text *textBatch) error) error {
+	if w == nil {
+		return ErrReadOnly // an index from OpenReadOnly has no writer
+	}
 	op := &writeOp{fn: fn, done: make(chan error, 1)}
 	w.queueMu.Lock()
 	w.queue = append(w.queue, op)
@@ -238,6 +241,9 @@ func (w *writer) inTx(ctx context.Context, ops []*writeOp) error {
 // close releases the statements and the connection; later writes fail with
 // textindex.ErrClosed.
 func (w *writer) close() error {
+	if w == nil {
+		return nil
+	}
 	w.leader <- struct{}{}
 	defer func() { <-w.leader }()
 	if w.closed {

@@ -1,0 +1,564 @@
+// Package searchweb serves a search engine's web pages over a text index:
+// a query box, result pages (title, URL, a snippet with the query's words
+// marked, the date the page was indexed, the number of results, pagination
+// and a facet of the hosts the results are on), a status page, a JSON API
+// and an OpenSearch description, so that a browser can add the site as a
+// search engine.
+//
+// The pages are rendered on the server with html/template (every value
+// escaped in its context) and need no JavaScript: they work with a
+// keyboard, a screen reader and a phone. Queries are read as
+// textindex.QueryTypeSearch reads them, bounded as every index bounds
+// them, and each search is given a deadline; what goes wrong is told to
+// the user in words, while the details go to the log, never into the page.
+//
+// Routes:
+//
+//	GET /                  the query box; with ?q=, the results (also /search)
+//	GET /status            what the crawl and the index hold
+//	GET /api/search?q=     results as JSON (offset, limit)
+//	GET /api/status        the status as JSON
+//	GET /opensearch.xml    the OpenSearch description
+package searchweb
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"github.com/linksrus/linksrus/textindex"
+)
+
+// Searcher is the part of a text index the pages read; every textindex
+// backend implements it.
+type Searcher interface {
+	SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error)
+}
+
+// Status is what the status page shows. Zero counts that are unknown are
+// marked with Known false.
+type Status struct {
+	// Known reports whether the crawl figures below are known; without
+	// them the page shows the index alone.
+	Known bool `json:"known"`
+	// Links is every link the graph knows; Crawled those fetched;
+	// Pending those found and not fetched (yet, or ever: out of scope,
+	// failed).
+	Links   uint64 `json:"links"`
+	Crawled uint64 `json:"crawled"`
+	Pending uint64 `json:"pending"`
+	// Indexed is the number of pages in the index, when known.
+	Indexed uint64 `json:"indexed"`
+	// LastCrawl is when the last crawl ended (or the last page was
+	// fetched); zero when unknown.
+	LastCrawl time.Time `json:"last_crawl,omitzero"`
+	// Crawling reports a crawl running now.
+	Crawling bool `json:"crawling"`
+	// AsOf is when these figures were taken, and Source where from (for
+	// example "the link graph" or "the crawl's status file"): figures
+	// recorded by a running crawl lag behind it.
+	AsOf   time.Time `json:"as_of,omitzero"`
+	Source string    `json:"source,omitempty"`
+}
+
+// Options configure New.
+type Options struct {
+	// Index is searched. Required.
+	Index Searcher
+	// Status returns the status page's figures; nil leaves the page with
+	// the index's search alone.
+	Status func(ctx context.Context) (Status, error)
+	// Name is the site's name, in titles and the OpenSearch description.
+	// Default: "linksrus".
+	Name string
+	// PageSize is the number of results a page shows. Default: 10.
+	PageSize int
+	// FacetResults is how many of the best results the host facet counts
+	// hosts in. Default: 500.
+	FacetResults int
+	// Timeout bounds each search. Default: 5s.
+	Timeout time.Duration
+	// Logger receives what went wrong in a search, which the page only
+	// names. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultName         = "linksrus"
+	DefaultPageSize     = 10
+	DefaultFacetResults = 500
+	DefaultTimeout      = 5 * time.Second
+	// MaxAPILimit bounds /api/search's limit parameter.
+	MaxAPILimit = 100
+	// snippetWidth is the length of a snippet in bytes.
+	snippetWidth = 220
+	// maxFacetHosts is how many hosts the facet lists.
+	maxFacetHosts = 10
+)
+
+//go:embed templates/*.html static/style.css
+var files embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2 Jan 2006")
+	},
+	// form gives the search form of a page without a query.
+	"form": func(name string) struct{ Name, Query string } { return struct{ Name, Query string }{name, ""} },
+}).ParseFS(files, "templates/*.html"))
+
+// openSearchXML is the OpenSearch 1.1 description; text/template, since
+// it is XML, with every value escaped by xmlEscape.
+var openSearchXML = texttemplate.Must(texttemplate.New("").Funcs(texttemplate.FuncMap{"xml": xmlEscape}).Parse(`<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+<ShortName>{{xml .Name}}</ShortName>
+<Description>Search the pages crawled by {{xml .Name}}</Description>
+<InputEncoding>UTF-8</InputEncoding>
+<Url type="text/html" method="get" template="{{xml .Base}}/search?q={searchTerms}"/>
+<Url type="application/json" method="get" template="{{xml .Base}}/api/search?q={searchTerms}"/>
+<Url type="application/opensearchdescription+xml" rel="self" template="{{xml .Base}}/opensearch.xml"/>
+</OpenSearchDescription>
+`))
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// Server is the http.Handler New returns.
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New returns the handler serving the pages over opts.Index.
+func New(opts Options) (*Server, error) {
+	if opts.Index == nil {
+		return nil, errors.New("searchweb: new: Options.Index is nil")
+	}
+	if opts.PageSize < 0 || opts.FacetResults < 0 || opts.Timeout < 0 {
+		return nil, errors.New("searchweb: new: negative PageSize, FacetResults or Timeout")
+	}
+	if opts.Name == "" {
+		opts.Name = DefaultName
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.FacetResults == 0 {
+		opts.FacetResults = DefaultFacetResults
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.searchPage)
+	s.mux.HandleFunc("GET /search", s.searchPage)
+	s.mux.HandleFunc("GET /status", s.statusPage)
+	s.mux.HandleFunc("GET /api/search", s.searchAPI)
+	s.mux.HandleFunc("GET /api/status", s.statusAPI)
+	s.mux.HandleFunc("GET /opensearch.xml", s.openSearch)
+	s.mux.HandleFunc("GET /style.css", s.style)
+	s.mux.HandleFunc("/", s.notFound)
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// The pages need nothing from elsewhere and no script at all.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	s.mux.ServeHTTP(w, r)
+}
+
+// result is one search result as the pages and the API show it.
+type result struct {
+	Rank      uint64            `json:"rank"`
+	URL       string            `json:"url"`
+	Title     string            `json:"title"`
+	Snippet   textindex.Snippet `json:"snippet"`
+	Indexed   time.Time         `json:"indexed_at"`
+	Relevance float64           `json:"relevance"`
+	PageRank  float64           `json:"pagerank"`
+	Score     float64           `json:"score"`
+	Host      string            `json:"host"`
+}
+
+// hostCount is an entry of the host facet.
+type hostCount struct {
+	Host  string `json:"host"`
+	Count int    `json:"count"`
+	// Link restricts the query to the host.
+	Link string `json:"-"`
+}
+
+// answer is a search's outcome, for a page or the API.
+type answer struct {
+	Query    string      `json:"query"`
+	Searched string      `json:"searched,omitempty"` // the bounded query, when cut
+	Cut      bool        `json:"query_cut,omitempty"`
+	Total    uint64      `json:"total"`
+	Offset   uint64      `json:"offset"`
+	Results  []result    `json:"results"`
+	Hosts    []hostCount `json:"hosts"`
+	// FacetOf is how many results the host counts come from.
+	FacetOf uint64 `json:"hosts_of_results"`
+	// Problem says, in words, why there are no results, if not simply
+	// because nothing matched.
+	Problem string `json:"problem,omitempty"`
+	// Status is the HTTP status the answer goes out with.
+	Status int `json:"-"`
+}
+
+// search runs query from offset and collects up to limit results and the
+// host facet.
+func (s *Server) search(ctx context.Context, query string, offset uint64, limit int) answer {
+	a := answer{Query: query, Offset: offset, Results: []result{}, Hosts: []hostCount{}, Status: http.StatusOK}
+	if strings.TrimSpace(query) == "" {
+		a.Problem = "Type a word to search for."
+		return a
+	}
+	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: query, Offset: offset}
+	bounded, cut := textindex.BoundQuery(q)
+	if cut {
+		a.Cut, a.Searched = true, bounded.Expression
+	}
+	if len(textindex.Terms(q)) == 0 {
+		a.Problem = "The query has no word or phrase to look for: -word and site:host only narrow a search."
+		return a
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	if err := s.collect(ctx, q, limit, &a); err != nil {
+		return s.failed(ctx, a, err)
+	}
+	if err := s.facet(ctx, q, &a); err != nil {
+		return s.failed(ctx, a, err)
+	}
+	return a
+}
+
+// collect reads the page of results.
+func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *answer) error {
+	it, err := s.opts.Index.SearchContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for len(a.Results) < limit && it.Next() {
+		d := it.Document()
+		r := result{
+			Rank:      q.Offset + uint64(len(a.Results)) + 1,
+			URL:       d.URL,
+			Title:     d.Title,
+			Snippet:   textindex.MakeSnippet(d.Content, q, snippetWidth),
+			Indexed:   d.IndexedAt,
+			Relevance: d.Relevance,
+			PageRank:  d.PageRank,
+			Score:     d.Relevance + d.PageRank,
+			Host:      hostOf(d.URL),
+		}
+		if r.Title == "" {
+			r.Title = r.URL
+		}
+		a.Results = append(a.Results, r)
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	a.Total = it.TotalCount()
+	return nil
+}
+
+// facet counts the hosts of the best FacetResults results.
+func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error {
+	if a.Total == 0 {
+		return nil
+	}
+	q.Offset = 0
+	it, err := s.opts.Index.SearchContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	counts := make(map[string]int)
+	for a.FacetOf < uint64(s.opts.FacetResults) && it.Next() {
+		a.FacetOf++
+		if h := hostOf(it.Document().URL); h != "" {
+			counts[h]++
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	for h, n := range counts {
+		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(a.Query, h), 1)})
+	}
+	slices.SortFunc(a.Hosts, func(x, y hostCount) int {
+		if x.Count != y.Count {
+			return y.Count - x.Count
+		}
+		return strings.Compare(x.Host, y.Host)
+	})
+	if len(a.Hosts) > maxFacetHosts {
+		a.Hosts = a.Hosts[:maxFacetHosts]
+	}
+	return nil
+}
+
+// failed turns a search error into words for the user; the error itself
+// goes to the log.
+func (s *Server) failed(ctx context.Context, a answer, err error) answer {
+	a.Results, a.Hosts, a.Total, a.FacetOf = []result{}, []hostCount{}, 0, 0
+	if errors.Is(err, context.DeadlineExceeded) {
+		a.Problem = fmt.Sprintf("The search took longer than %v and was stopped. A narrower query may answer.", s.opts.Timeout)
+		a.Status = http.StatusServiceUnavailable
+		return a
+	}
+	if ctx.Err() != nil { // the client went away
+		a.Problem = "The search was canceled."
+		a.Status = http.StatusServiceUnavailable
+		return a
+	}
+	s.opts.Logger.Error("searchweb: search failed", "query", a.Query, "err", err)
+	a.Problem = "The search failed. Please try again later."
+	a.Status = http.StatusInternalServerError
+	return a
+}
+
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// restrict adds site:host to query, unless it is there already.
+func restrict(query, host string) string {
+	if slices.Contains(strings.Fields(strings.ToLower(query)), "site:"+host) {
+		return query
+	}
+	return strings.TrimSpace(query) + " site:" + host
+}
+
+func searchURL(query string, page int) string {
+	v := url.Values{"q": {query}}
+	if page > 1 {
+		v.Set("p", strconv.Itoa(page))
+	}
+	return "/search?" + v.Encode()
+}
+
+// pageData is what the search template renders.
+type pageData struct {
+	Name string
+	answer
+	Page, Pages int
+	First, Last uint64
+	Prev, Next  string
+	PageLinks   []pageLink
+}
+
+type pageLink struct {
+	Number  int
+	Link    string
+	Current bool
+}
+
+// maxPageLinks is how many numbered page links the pagination shows.
+const maxPageLinks = 9
+
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	query := cleanQuery(r.URL.Query().Get("q"))
+	page := 1
+	if p := r.URL.Query().Get("p"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 1_000_000 {
+			s.render(w, http.StatusBadRequest, "error.html", errorData{Name: s.opts.Name, Message: "There is no such page of results."})
+			return
+		}
+		page = n
+	}
+	d := pageData{Name: s.opts.Name, Page: page}
+	if !r.URL.Query().Has("q") {
+		d.answer = answer{Status: http.StatusOK}
+		s.render(w, http.StatusOK, "search.html", d)
+		return
+	}
+	size := s.opts.PageSize
+	d.answer = s.search(r.Context(), query, uint64(page-1)*uint64(size), size)
+	if d.Total > 0 {
+		d.Pages = int((d.Total + uint64(size) - 1) / uint64(size))
+		d.First = d.Offset + 1
+		d.Last = d.Offset + uint64(len(d.Results))
+		if page > 1 {
+			d.Prev = searchURL(query, min(page-1, d.Pages))
+		}
+		if page < d.Pages {
+			d.Next = searchURL(query, page+1)
+		}
+		lo := max(1, min(page-maxPageLinks/2, d.Pages-maxPageLinks+1))
+		for n := lo; n <= d.Pages && n < lo+maxPageLinks; n++ {
+			d.PageLinks = append(d.PageLinks, pageLink{Number: n, Link: searchURL(query, n), Current: n == page})
+		}
+	}
+	s.render(w, d.Status, "search.html", d)
+}
+
+// cleanQuery drops control characters, which no term contains, so that
+// they are neither searched nor echoed.
+func cleanQuery(q string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, q))
+}
+
+func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	offset, limit := uint64(0), s.opts.PageSize
+	if o := v.Get("offset"); o != "" {
+		n, err := strconv.ParseUint(o, 10, 64)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "offset must be a whole number"})
+			return
+		}
+		offset = n
+	}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > MaxAPILimit {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("limit must be from 1 to %d", MaxAPILimit)})
+			return
+		}
+		limit = n
+	}
+	a := s.search(r.Context(), cleanQuery(v.Get("q")), offset, limit)
+	writeJSON(w, a.Status, a)
+}
+
+func (s *Server) status(ctx context.Context) (Status, error) {
+	if s.opts.Status == nil {
+		return Status{}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.opts.Status(ctx)
+}
+
+func (s *Server) statusPage(w http.ResponseWriter, r *http.Request) {
+	st, err := s.status(r.Context())
+	d := statusData{Name: s.opts.Name, Status: st}
+	code := http.StatusOK
+	if err != nil {
+		s.opts.Logger.Error("searchweb: status failed", "err", err)
+		d.Problem = "The crawl's figures could not be read just now."
+		code = http.StatusServiceUnavailable
+	}
+	s.render(w, code, "status.html", d)
+}
+
+func (s *Server) statusAPI(w http.ResponseWriter, r *http.Request) {
+	st, err := s.status(r.Context())
+	if err != nil {
+		s.opts.Logger.Error("searchweb: status failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the crawl's figures could not be read just now"})
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+type statusData struct {
+	Name string
+	Status
+	Problem string
+}
+
+type errorData struct {
+	Name    string
+	Message string
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s.render(w, http.StatusNotFound, "error.html", errorData{Name: s.opts.Name, Message: "There is no page here."})
+}
+
+// openSearch serves the OpenSearch 1.1 description, with the URLs of the
+// host the browser asked, so it works behind any name.
+func (s *Server) openSearch(w http.ResponseWriter, r *http.Request) {
+	base := "http://" + r.Host
+	if r.TLS != nil {
+		base = "https://" + r.Host
+	}
+	var b strings.Builder
+	if err := openSearchXML.Execute(&b, struct{ Name, Base string }{s.opts.Name, base}); err != nil {
+		s.opts.Logger.Error("searchweb: render opensearch.xml", "err", err)
+		http.Error(w, "the description could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/opensearchdescription+xml")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (s *Server) style(w http.ResponseWriter, _ *http.Request) {
+	css, err := files.ReadFile("static/style.css")
+	if err != nil {
+		http.Error(w, "no style", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "max-age=3600")
+	_, _ = w.Write(css)
+}
+
+// render executes the template into a buffer first, so that a failure is
+// a clean error rather than half a page.
+func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
+	var b strings.Builder
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		s.opts.Logger.Error("searchweb: render", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,332 @@
+package searchweb_test
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linksrus/linksrus/searchweb"
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/memory"
+)
+
+// newTestServer indexes docs in a memory index and serves them.
+func newTestServer(t *testing.T, opts searchweb.Options, docs ...*textindex.Document) *httptest.Server {
+	t.Helper()
+	idx := memory.New()
+	for _, d := range docs {
+		if d.LinkID == uuid.Nil {
+			d.LinkID = uuid.New()
+		}
+		if err := idx.Index(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if opts.Index == nil {
+		opts.Index = idx
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h, err := searchweb.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+func gophers(n int) []*textindex.Document {
+	var docs []*textindex.Document
+	for i := range n {
+		host := "a.example"
+		if i%3 == 0 {
+			host = "b.example"
+		}
+		docs = append(docs, &textindex.Document{
+			URL:     fmt.Sprintf("http://%s/page%d", host, i),
+			Title:   fmt.Sprintf("Gopher page %d", i),
+			Content: fmt.Sprintf("Page %d is about the gopher, a burrowing rodent. It digs.", i),
+		})
+	}
+	return docs
+}
+
+func TestSearchPage(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{PageSize: 4}, gophers(10)...)
+
+	code, h, body := get(t, srv, "/search?q=gopher+digs")
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Errorf("Content-Type %q", ct)
+	}
+	for _, want := range []string{
+		"Results 1–4 of 10",
+		"<mark>gopher</mark>",
+		"<mark>digs</mark>",
+		`<label for="q"`,
+		`value="gopher digs"`,
+		`aria-current="page"`,
+		`rel="next"`,
+		// Hosts facet: 7 results on a.example, 4 on b.example... of 10.
+		`href="/search?q=gopher&#43;digs&#43;site%3Aa.example">a.example</a> <span class="n">6</span>`,
+		`>b.example</a> <span class="n">4</span>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, `class="result"`); n != 4 {
+		t.Errorf("%d results on the page, want 4", n)
+	}
+
+	// Page 3 holds results 9-10; the facet link restricts the query.
+	_, _, body = get(t, srv, "/search?q=gopher&p=3")
+	if !strings.Contains(body, "Results 9–10 of 10") || !strings.Contains(body, `rel="prev"`) || strings.Contains(body, `rel="next"`) {
+		t.Errorf("page 3 is wrong:\n%s", body)
+	}
+	_, _, body = get(t, srv, "/search?q="+url.QueryEscape("gopher site:b.example"))
+	if !strings.Contains(body, "Results 1–4 of 4") || strings.Contains(body, "a.example/") {
+		t.Errorf("site:b.example is wrong:\n%s", body)
+	}
+}
+
+// TestSearchPageEscapes checks that neither a page's title nor the query
+// reaches the HTML unescaped.
+func TestSearchPageEscapes(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, &textindex.Document{
+		URL:     "http://evil.example/x?a=1&b=<2>",
+		Title:   `<script>alert("title")</script> gopher`,
+		Content: `gopher <script>alert("content")</script> <img src=x onerror=alert(1)>`,
+	})
+	for _, q := range []string{"gopher", `gopher "><script>alert(1)</script>`, "<script>"} {
+		_, _, body := get(t, srv, "/search?q="+url.QueryEscape(q))
+		if strings.Contains(body, "<script>") || strings.Contains(body, "<img") {
+			t.Errorf("query %q: markup from the page or query reached the HTML:\n%s", q, body)
+		}
+	}
+	_, _, body := get(t, srv, "/search?q=gopher")
+	if !strings.Contains(body, "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;") {
+		t.Errorf("the title is not shown escaped:\n%s", body)
+	}
+}
+
+// TestSearchPageBadInput sends what a search box receives from the wild:
+// every answer is quick, in words, and never a server error.
+func TestSearchPageBadInput(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, gophers(3)...)
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/search?q=", http.StatusOK, "Type a word to search for."},
+		{"/search?q=" + url.QueryEscape("\x00\x01\x1b[\x7f\u0085"), http.StatusOK, "no word or phrase"},
+		{"/search?q=" + url.QueryEscape(`NEAR(gopher`), http.StatusOK, "No pages match"},
+		{"/search?q=" + url.QueryEscape(`gopher*`), http.StatusOK, "Results 1–3 of 3"},
+		{"/search?q=" + url.QueryEscape(`"gopher`), http.StatusOK, "Results 1–3 of 3"},
+		{"/search?q=" + url.QueryEscape(`AND OR NOT`), http.StatusOK, "No pages match"},
+		{"/search?q=-gopher", http.StatusOK, "no word or phrase"},
+		{"/search?q=" + url.QueryEscape(strings.Repeat("gopher ", 15000)), http.StatusOK, "Results 1–3 of 3"},
+		{"/search?q=" + url.QueryEscape(strings.Repeat("w", 100<<10)), http.StatusOK, "only its first words were searched"},
+		{"/search?q=gopher&p=99", http.StatusOK, "No results on page 99"},
+		{"/search?q=gopher&p=0", http.StatusBadRequest, "no such page"},
+		{"/search?q=gopher&p=abc", http.StatusBadRequest, "no such page"},
+		{"/search?q=gopher&p=99999999999999999999", http.StatusBadRequest, "no such page"},
+		{"/nowhere", http.StatusNotFound, "There is no page here."},
+	} {
+		start := time.Now()
+		code, _, body := get(t, srv, tc.path)
+		if code != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("%.60s: status %d, want %d with %q; body:\n%.600s", tc.path, code, tc.code, tc.want, body)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%.60s took %v", tc.path, d)
+		}
+	}
+	resp, err := srv.Client().Post(srv.URL+"/search", "text/plain", strings.NewReader("q=x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /search: status %d, want 405", resp.StatusCode)
+	}
+}
+
+type apiAnswer struct {
+	Query   string `json:"query"`
+	Total   uint64 `json:"total"`
+	Offset  uint64 `json:"offset"`
+	Results []struct {
+		Rank      uint64  `json:"rank"`
+		URL       string  `json:"url"`
+		Relevance float64 `json:"relevance"`
+		PageRank  float64 `json:"pagerank"`
+		Score     float64 `json:"score"`
+		Snippet   []struct {
+			Text  string `json:"text"`
+			Match bool   `json:"match"`
+		} `json:"snippet"`
+	} `json:"results"`
+	Hosts []struct {
+		Host  string `json:"host"`
+		Count int    `json:"count"`
+	} `json:"hosts"`
+	Problem string `json:"problem"`
+}
+
+func TestSearchAPI(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, gophers(10)...)
+	code, h, body := get(t, srv, "/api/search?q=gopher&offset=8&limit=5")
+	if code != http.StatusOK || h.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d, Content-Type %q", code, h.Get("Content-Type"))
+	}
+	var a apiAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Total != 10 || a.Offset != 8 || len(a.Results) != 2 || a.Results[0].Rank != 9 {
+		t.Fatalf("answer = %+v", a)
+	}
+	r := a.Results[0]
+	if r.Relevance <= 0 || r.Score != r.Relevance+r.PageRank {
+		t.Errorf("result scores = %+v: want relevance > 0 and score = relevance + pagerank", r)
+	}
+	marked := false
+	for _, p := range r.Snippet {
+		marked = marked || (p.Match && strings.EqualFold(p.Text, "gopher"))
+	}
+	if !marked {
+		t.Errorf("snippet %+v marks no gopher", r.Snippet)
+	}
+	if len(a.Hosts) != 2 || a.Hosts[0].Host != "a.example" || a.Hosts[0].Count != 6 {
+		t.Errorf("hosts = %+v", a.Hosts)
+	}
+	for _, bad := range []string{"limit=0", "limit=1000", "limit=x", "offset=-1", "offset=x"} {
+		if code, _, _ := get(t, srv, "/api/search?q=gopher&"+bad); code != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", bad, code)
+		}
+	}
+	_, _, body = get(t, srv, "/api/search?q=")
+	if err := json.Unmarshal([]byte(body), &a); err != nil || a.Problem == "" || len(a.Results) != 0 {
+		t.Errorf("empty query answered %s", body)
+	}
+}
+
+// failingIndex fails every search, like a broken database connection.
+type failingIndex struct{ err error }
+
+func (f failingIndex) SearchContext(context.Context, textindex.Query) (textindex.Iterator, error) {
+	return nil, f.err
+}
+
+// slowIndex answers only when the context ends.
+type slowIndex struct{}
+
+func (slowIndex) SearchContext(ctx context.Context, _ textindex.Query) (textindex.Iterator, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("slow index: %w", ctx.Err())
+}
+
+func TestSearchFailuresShowNoInternals(t *testing.T) {
+	secret := errors.New(`pq: password authentication failed for user "admin" at 10.1.2.3`)
+	srv := newTestServer(t, searchweb.Options{Index: failingIndex{secret}})
+	code, _, body := get(t, srv, "/search?q=gopher")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "The search failed") || strings.Contains(body, "password") {
+		t.Errorf("status %d, body:\n%s", code, body)
+	}
+	_, _, body = get(t, srv, "/api/search?q=gopher")
+	if strings.Contains(body, "password") {
+		t.Errorf("API shows the error: %s", body)
+	}
+
+	srv = newTestServer(t, searchweb.Options{Index: slowIndex{}, Timeout: 50 * time.Millisecond})
+	code, _, body = get(t, srv, "/search?q=gopher")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "took longer than 50ms") {
+		t.Errorf("status %d, body:\n%s", code, body)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	last := time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC)
+	srv := newTestServer(t, searchweb.Options{Status: func(context.Context) (searchweb.Status, error) {
+		return searchweb.Status{Known: true, Links: 120, Crawled: 100, Pending: 20, Indexed: 98, LastCrawl: last, Source: "the link graph"}, nil
+	}})
+	code, _, body := get(t, srv, "/status")
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	for _, want := range []string{`<dd id="links">120</dd>`, `<dd id="crawled">100</dd>`, `<dd id="pending">20 `, `<dd id="indexed">98</dd>`, "2026-11-23 10:30 UTC", "From the link graph"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status page lacks %q:\n%s", want, body)
+		}
+	}
+	_, _, body = get(t, srv, "/api/status")
+	var st searchweb.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil || st.Links != 120 || !st.LastCrawl.Equal(last) {
+		t.Errorf("api/status = %s (%v)", body, err)
+	}
+
+	srv = newTestServer(t, searchweb.Options{Status: func(context.Context) (searchweb.Status, error) {
+		return searchweb.Status{}, errors.New("secret internals")
+	}})
+	code, _, body = get(t, srv, "/status")
+	if code != http.StatusServiceUnavailable || strings.Contains(body, "secret") {
+		t.Errorf("failing status: %d\n%s", code, body)
+	}
+}
+
+func TestOpenSearch(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{Name: `Docs & "more"`})
+	code, h, body := get(t, srv, "/opensearch.xml")
+	if code != http.StatusOK || h.Get("Content-Type") != "application/opensearchdescription+xml" {
+		t.Fatalf("status %d, Content-Type %q", code, h.Get("Content-Type"))
+	}
+	var d struct {
+		ShortName string `xml:"ShortName"`
+		URLs      []struct {
+			Type     string `xml:"type,attr"`
+			Template string `xml:"template,attr"`
+		} `xml:"Url"`
+	}
+	if err := xml.Unmarshal([]byte(body), &d); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, body)
+	}
+	if d.ShortName != `Docs & "more"` || len(d.URLs) < 2 || d.URLs[0].Template != srv.URL+"/search?q={searchTerms}" {
+		t.Errorf("description = %+v", d)
+	}
+	_, _, page := get(t, srv, "/")
+	if !strings.Contains(page, `rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml"`) {
+		t.Error("the home page does not link the description")
+	}
+}
