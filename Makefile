@@ -9,7 +9,7 @@ BENCH         ?= .
 BENCHTIME     ?= 1s
 FUZZTIME      ?= 20s
 
-.PHONY: all deps build test lint bench fuzz generate clean
+.PHONY: all deps build test lint bench fuzz generate clean screenshot
 
 all: lint test
 
@@ -40,6 +40,11 @@ bench:
 ## fuzz: each fuzz target for FUZZTIME (CI runs this with a short time)
 fuzz:
 	@./.ci/fuzz.sh $(FUZZTIME)
+
+## screenshot: docs/search.png, the search page's results, from the browser test (needs chromium)
+screenshot:
+	mkdir -p docs
+	LINKSRUS_SCREENSHOT=$(CURDIR)/docs/search.png $(GO) test -count=1 -run '^TestSearchPageInBrowser$$' ./cmd/linksrus
 
 ## generate: regenerate mocks
 generate:

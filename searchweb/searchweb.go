@@ -64,8 +64,10 @@ type Status struct {
 	// LastCrawl is when the last crawl ended (or the last page was
 	// fetched); zero when unknown.
 	LastCrawl time.Time `json:"last_crawl,omitzero"`
-	// Crawling reports a crawl running now.
-	Crawling bool `json:"crawling"`
+	// Crawling reports a crawl running now, and RunPages how many pages
+	// it has fetched so far.
+	Crawling bool   `json:"crawling"`
+	RunPages uint64 `json:"run_pages,omitempty"`
 	// AsOf is when these figures were taken, and Source where from (for
 	// example "the link graph" or "the crawl's status file"): figures
 	// recorded by a running crawl lag behind it.

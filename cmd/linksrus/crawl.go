@@ -323,6 +323,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	}
 	svc.begin(run)
 	prog := startProgress(env, run)
+	rec := startStatusRecorder(env, &o.stores, run)
 	interrupted := false
 	stopWatch := make(chan struct{})
 	watchDone := make(chan struct{})
@@ -349,6 +350,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	<-watchDone
 	prog.stop()
 	svc.end(sum)
+	rec.finish(ctx, st)
 
 	s := newSummary(sum, cfg, interrupted)
 	printSummary(env.stdout, s)

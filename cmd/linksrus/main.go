@@ -58,6 +58,7 @@ var commands = []command{
 	{"search", "search the crawled pages", runSearch},
 	{"stats", "summarise the link graph and the text index", runStats},
 	{"rank", "compute PageRank over the link graph and store it in the index", runRank},
+	{"serve", "serve a web page to search the crawl (and a JSON API)", runServe},
 }
 
 // environment is what a command may touch outside itself, so that tests can

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -51,11 +54,18 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		return usageError(env, fs, "--index none: there is no index to search")
 	}
 
-	st, err := openStores(ctx, &sf, true, false)
+	// The index alone, read-only: a search works while a crawl writes to
+	// the same data directory, whose graph it holds locked.
+	if sf.graph == "" {
+		if _, err := os.Stat(filepath.Join(sf.data, "graph.db")); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", sf.data)
+		}
+	}
+	index, err := openIndexForReading(ctx, &sf)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer index.Close()
 
 	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: query, Offset: *offset}
 	if *phrase {
@@ -64,7 +74,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	bounded, cut := textindex.BoundQuery(q)
 	searchCtx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	it, err := textindex.SearchContext(searchCtx, st.index, q)
+	it, err := textindex.SearchContext(searchCtx, index, q)
 	if err != nil {
 		return searchError(err, *timeout)
 	}
@@ -111,7 +121,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		if len(terms) == 0 {
 			fmt.Fprintln(env.stdout, "The query has no word or phrase to look for: -word and site:host only narrow a search.")
 		}
-		if note := indexNote(st.graph, st.index); note != "" {
+		if note := indexNoteIfFree(ctx, &sf, index); note != "" {
 			fmt.Fprintln(env.stdout, note)
 		}
 		return nil
@@ -155,4 +165,21 @@ func searchError(err error, timeout time.Duration) error {
 		return fmt.Errorf("search: gave up after --timeout %v (a narrower query, or a longer --timeout, may answer)", timeout)
 	}
 	return fmt.Errorf("search: %w", err)
+}
+
+// indexNoteIfFree is indexNote when the graph can be opened; a graph held
+// by a running crawl is not waited for: the note is a hint, not the answer.
+func indexNoteIfFree(ctx context.Context, sf *storeFlags, idx textindex.Indexer) string {
+	gu, err := sf.graphURL()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	g, err := linkgraph.Open(ctx, gu)
+	if err != nil {
+		return ""
+	}
+	defer g.Close()
+	return indexNote(g, idx)
 }
