@@ -15,6 +15,16 @@
 // Only one process may have the file open; a second Open fails after a short
 // wait instead of blocking.
 //
+// # Layout
+//
+// Links are one entry each in "links" (ID -> retrievedAt, URL) with the
+// index "urls" (URL -> ID). Edges are one record per source page in "out"
+// (source ID -> its edges sorted by destination ID, 24 bytes each:
+// destination, updatedAt; see codec.go), so a page's edges cost one write
+// and removing its stale edges one rewrite, and an edge's ID is derived
+// from (Src, Dst) instead of stored. "meta" holds the schema version; Open
+// migrates a file of an older layout (one entry per edge) in place.
+//
 // bbolt was chosen over SQLite (modernc.org/sqlite) by measurement on the
 // target machine: with an fsync per committed batch it upserted links and
 // edges about 1.6x as fast and scanned ID ranges about ten times as fast
@@ -58,15 +68,18 @@ type Options struct {
 // ErrLocked is returned by Open when another process holds the database.
 var ErrLocked = errors.New("bolt graph: database file is in use by another process")
 
-// schemaVersion is stored in the meta bucket so that a future format change
-// can recognise and migrate old files.
-const schemaVersion = 1
+// schemaVersion is stored in the meta bucket. Open migrates a file of an
+// older version (migrate.go) and refuses one of a newer version.
+//
+//	1  one key per edge, in the bucket "edges" (bucketV1Edges)
+//	2  one record per source page, in the bucket "out" (codec.go)
+const schemaVersion = 2
 
 var (
 	bucketMeta  = []byte("meta")
 	bucketLinks = []byte("links") // link ID -> retrievedAt, URL
 	bucketURLs  = []byte("urls")  // URL -> link ID
-	bucketEdges = []byte("edges") // src ID, dst ID -> edge ID, updatedAt
+	bucketOut   = []byte("out")   // src ID -> the source's outgoing edges
 	keyVersion  = []byte("version")
 )
 
@@ -114,7 +127,11 @@ func Open(path string, opts Options) (*Graph, error) {
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
 	st := &store{db: db, path: path}
-	if err := st.update(initSchema); err != nil {
+	err = st.update(initSchema)
+	if err == nil {
+		err = st.migrate()
+	}
+	if err != nil {
 		if !st.broken.Load() {
 			_ = db.Close()
 		}
@@ -128,14 +145,19 @@ func initSchema(tx *bbolt.Tx) error {
 	if err != nil {
 		return fmt.Errorf("create meta bucket: %w", err)
 	}
-	if v := meta.Get(keyVersion); v != nil {
-		if len(v) != 1 || v[0] != schemaVersion {
-			return fmt.Errorf("unsupported schema version %v (this program knows %d)", v, schemaVersion)
+	switch v := meta.Get(keyVersion); {
+	case len(v) == 1 && v[0] == schemaVersion:
+	case v == nil, len(v) == 1 && v[0] == 1:
+		// A new file, or one of version 1 whose edges Open migrates
+		// next. The version is raised first, so that a program that
+		// knows only version 1 refuses a file it would half see.
+		if err := meta.Put(keyVersion, []byte{schemaVersion}); err != nil {
+			return fmt.Errorf("write schema version: %w", err)
 		}
-	} else if err := meta.Put(keyVersion, []byte{schemaVersion}); err != nil {
-		return fmt.Errorf("write schema version: %w", err)
+	default:
+		return fmt.Errorf("unsupported schema version %v (this program knows 1 to %d; the file was written by a newer linksrus, use that)", v, schemaVersion)
 	}
-	for _, name := range [][]byte{bucketLinks, bucketURLs, bucketEdges} {
+	for _, name := range [][]byte{bucketLinks, bucketURLs, bucketOut} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}

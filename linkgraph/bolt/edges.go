@@ -36,9 +36,9 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	if len(b.Keys) == 0 {
 		return nil
 	}
-	ids := make([]uuid.UUID, len(b.Keys))
-	at := make([]time.Time, len(b.Keys))
-	// Write in key order, for the reason given in upsertLinks.
+	// Grouped by source and sorted by destination within it, so each
+	// source's record is read and written once, and records are written
+	// in key order, for the reason given in upsertLinks.
 	order := make([]int, len(b.Keys))
 	for i := range order {
 		order[i] = i
@@ -49,39 +49,76 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		}
 		return bytes.Compare(b.Keys[x].Dst[:], b.Keys[y].Dst[:])
 	})
+	stored := make([]int64, len(b.Keys)) // in the order of order
 	err = g.db.update(func(tx *bbolt.Tx) error {
-		linksB, edgesB := tx.Bucket(bucketLinks), tx.Bucket(bucketEdges)
-		for _, i := range order {
-			k := b.Keys[i]
-			// Returning an error rolls back the edges already written.
-			if linksB.Get(k.Src[:]) == nil || linksB.Get(k.Dst[:]) == nil {
-				return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
+		w := &sourceWriter{links: tx.Bucket(bucketLinks), out: tx.Bucket(bucketOut)}
+		for start := 0; start < len(order); {
+			src := b.Keys[order[start]].Src
+			end := start + 1
+			for end < len(order) && b.Keys[order[end]].Src == src {
+				end++
 			}
-			key := edgeKey(k.Src, k.Dst)
-			id, updated := uuid.New(), b.UpdatedAt[i]
-			if v := edgesB.Get(key); v != nil {
-				stored, err := decodeEdge(key, v)
-				if err != nil {
-					return err
-				}
-				id, updated = stored.ID, graphutil.Later(stored.UpdatedAt, updated)
-				if updated.Equal(stored.UpdatedAt) {
-					ids[i], at[i] = id, updated
-					continue
-				}
+			// Returning an error rolls back the records already written.
+			if err := w.upsert(b, src, order[start:end], stored[start:end]); err != nil {
+				return err
 			}
-			if err := edgesB.Put(key, encodeEdge(id, updated)); err != nil {
-				return fmt.Errorf("write edge %s -> %s: %w", k.Src, k.Dst, err)
-			}
-			ids[i], at[i] = id, updated
+			start = end
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	at := make([]time.Time, len(b.Keys))
+	for j, i := range order {
+		at[i] = time.UnixMicro(stored[j]).UTC()
+	}
 	for i, e := range edges {
-		e.ID, e.UpdatedAt = ids[b.Index[i]], at[b.Index[i]]
+		j := b.Index[i]
+		e.ID, e.UpdatedAt = edgeID(b.Keys[j].Src, b.Keys[j].Dst), at[j]
+	}
+	return nil
+}
+
+// sourceWriter merges a batch's edges into their sources' records.
+type sourceWriter struct {
+	links, out *bbolt.Bucket
+	ups        []edgeUpdate // reused for each source
+}
+
+// upsert merges the edges b.Keys[i] for i in idx, all leaving src and
+// sorted by destination, into src's record, and fills stored with their
+// times after the merge.
+func (w *sourceWriter) upsert(b *graphutil.EdgeBatch, src uuid.UUID, idx []int, stored []int64) error {
+	if w.links.Get(src[:]) == nil {
+		k := b.Keys[idx[0]]
+		return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
+	}
+	w.ups = w.ups[:0]
+	for _, i := range idx {
+		w.ups = append(w.ups, edgeUpdate{dst: b.Keys[i].Dst, micros: b.UpdatedAt[i].UnixMicro()})
+	}
+	var rec edgeRecord
+	if v := w.out.Get(src[:]); v != nil {
+		var err error
+		if rec, err = checkEdgeRecord(src[:], v); err != nil {
+			return err
+		}
+	}
+	// Only a destination the record lacks needs looking up: the others
+	// were checked when they were added, and links are never deleted. A
+	// recrawled page mostly links where it did before.
+	merged, changed, err := mergeEdges(rec, w.ups, stored, func(dst uuid.UUID) error {
+		if w.links.Get(dst[:]) == nil {
+			return fmt.Errorf("edge %s -> %s: %w", src, dst, linkgraph.ErrUnknownEdgeLinks)
+		}
+		return nil
+	})
+	if err != nil || !changed {
+		return err
+	}
+	if err := w.out.Put(src[:], merged); err != nil {
+		return fmt.Errorf("write edges of %s: %w", src, err)
 	}
 	return nil
 }
@@ -91,46 +128,59 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	if err := g.db.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: edges: %w", err)
 	}
-	before := graphutil.Bound(updatedBefore)
-	it := &scan[linkgraph.Edge]{
-		db: g.db, bucket: bucketEdges, from: fromID, to: toID, op: "edges",
-		decode: func(k, v []byte) (*linkgraph.Edge, bool, error) {
-			e, err := decodeEdge(k, v)
-			if err != nil {
-				return nil, false, err
-			}
-			return e, e.UpdatedAt.Before(before), nil
-		},
+	s := &edgeScan{db: g.db, from: fromID, to: toID, before: graphutil.Bound(updatedBefore).UnixMicro()}
+	if graphutil.EmptyRange(fromID, toID) {
+		return graphutil.EdgeIterator{Pager: graphutil.NewPager[linkgraph.Edge](nil)}, nil
 	}
-	return graphutil.EdgeIterator{Pager: it.pager()}, nil
+	return graphutil.EdgeIterator{Pager: graphutil.NewPager(s.fetch)}, nil
 }
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Bound(updatedBefore)
-	err := g.db.update(func(tx *bbolt.Tx) error {
-		edgesB := tx.Bucket(bucketEdges)
-		// Deleting while a cursor walks can skip entries, so collect first.
-		var stale [][]byte
-		c := edgesB.Cursor()
-		for k, v := c.Seek(fromID[:]); k != nil && bytes.HasPrefix(k, fromID[:]); k, v = c.Next() {
-			e, err := decodeEdge(k, v)
-			if err != nil {
-				return err
-			}
-			if e.UpdatedAt.Before(before) {
-				stale = append(stale, bytes.Clone(k))
-			}
-		}
-		for _, k := range stale {
-			if err := edgesB.Delete(k); err != nil {
-				return fmt.Errorf("delete edge: %w", err)
-			}
-		}
-		return nil
+	before := graphutil.Bound(updatedBefore).UnixMicro()
+	// A crawler calls this for every page it stores, and most pages have
+	// no stale edge; a write transaction costs an fsync even when it
+	// changes nothing, so look first. What the read finds is a valid
+	// answer as of its snapshot.
+	stale := false
+	err := g.db.view(func(tx *bbolt.Tx) error {
+		rec, err := readEdgeRecord(tx, fromID)
+		stale = err == nil && rec.hasStale(before)
+		return err
 	})
+	if err == nil && stale {
+		err = g.db.update(func(tx *bbolt.Tx) error { return removeStale(tx, fromID, before) })
+	}
 	if err != nil {
 		return fmt.Errorf("bolt graph: remove stale edges from %s: %w", fromID, err)
 	}
 	return nil
+}
+
+// removeStale rewrites src's record without the entries updated before
+// the bound, or deletes it if none is left.
+func removeStale(tx *bbolt.Tx, src uuid.UUID, before int64) error {
+	rec, err := readEdgeRecord(tx, src)
+	if err != nil || !rec.hasStale(before) {
+		return err
+	}
+	out := tx.Bucket(bucketOut)
+	if kept := rec.withoutStale(before); len(kept) > 0 {
+		err = out.Put(src[:], kept)
+	} else {
+		err = out.Delete(src[:])
+	}
+	if err != nil {
+		return fmt.Errorf("write edges: %w", err)
+	}
+	return nil
+}
+
+// readEdgeRecord returns src's checked record, nil if it has none.
+func readEdgeRecord(tx *bbolt.Tx, src uuid.UUID) (edgeRecord, error) {
+	v := tx.Bucket(bucketOut).Get(src[:])
+	if v == nil {
+		return nil, nil
+	}
+	return checkEdgeRecord(src[:], v)
 }

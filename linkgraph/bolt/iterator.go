@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 	bbolt "go.etcd.io/bbolt"
 )
@@ -79,6 +80,86 @@ func (s *scan[T]) fetch() (page []*T, more bool, err error) {
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("bolt graph: %s: %w", s.op, err)
+	}
+	return s.buf, more, nil
+}
+
+// edgeScan walks the edge records of the sources in [from, to), keeping
+// the edges updated before the bound; its fetch reads one page for a
+// graphutil.Pager. A page ends inside a record as readily as between two:
+// a page with many thousands of links is one record, and pageSize and
+// maxScan count edges, not records.
+type edgeScan struct {
+	db     *store
+	from   uuid.UUID
+	to     uuid.UUID
+	before int64 // microseconds
+
+	edges []linkgraph.Edge  // the page's edges; reused for each page
+	buf   []*linkgraph.Edge // pointers into edges
+
+	// The last edge looked at, if started; the next page starts after it.
+	started bool
+	src     uuid.UUID
+	dst     uuid.UUID
+}
+
+// fetch reads the next page in a read transaction of its own. The Pager
+// has copied what it handed out of the previous page, so its edges can be
+// overwritten.
+func (s *edgeScan) fetch() (page []*linkgraph.Edge, more bool, err error) {
+	s.edges, s.buf = s.edges[:0], s.buf[:0]
+	more = true
+	err = s.db.view(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketOut).Cursor()
+		start := s.from
+		if s.started {
+			start = s.src
+		}
+		k, v := c.Seek(start[:])
+		for scanned := 0; k != nil; k, v = c.Next() {
+			if s.to != uuid.Nil && bytes.Compare(k, s.to[:]) >= 0 {
+				break
+			}
+			rec, err := checkEdgeRecordShape(k, v)
+			if err != nil {
+				return err
+			}
+			src := uuid.UUID(k)
+			first := 0
+			if s.started && src == s.src {
+				// The record may have changed since the last page.
+				first = rec.search(s.dst[:])
+				if first < rec.len() && bytes.Equal(rec.dst(first), s.dst[:]) {
+					first++
+				}
+			}
+			for i := first; i < rec.len(); i++ {
+				if len(s.edges) == pageSize || scanned == maxScan {
+					return nil
+				}
+				// Checked as read, not all at once: the whole of a
+				// large record would be checked again on every page.
+				if i > 0 {
+					if err := rec.checkOrder(k, i); err != nil {
+						return err
+					}
+				}
+				scanned++
+				s.started, s.src, s.dst = true, src, uuid.UUID(rec.dst(i))
+				if rec.micros(i) < s.before {
+					s.edges = append(s.edges, rec.edge(src, i))
+				}
+			}
+		}
+		more = false
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("bolt graph: edges: %w", err)
+	}
+	for i := range s.edges {
+		s.buf = append(s.buf, &s.edges[i])
 	}
 	return s.buf, more, nil
 }
