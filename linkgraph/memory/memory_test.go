@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -86,4 +87,44 @@ func TestEdgeBatchesMixNewAndRefreshed(t *testing.T) {
 			t.Errorf("edge to %d updated at %v, want %v", d, got[links[d].ID], want)
 		}
 	}
+}
+
+// The edge lists are most of the graph's memory in a links-only crawl
+// (tens to a hundred edges a page), so a return to per-edge maps or stored
+// edge IDs, about 100 bytes an edge, should fail a test and not only move
+// a benchmark figure. 40 bytes leaves room for allocator rounding.
+func TestHeapPerEdge(t *testing.T) {
+	const (
+		nLinks  = 20000
+		perPage = 10
+		batch   = 100 // pages an UpsertEdges call, as the crawler batches them
+		maxHeap = 40.0
+	)
+	g := memory.New()
+	defer g.Close()
+	links := make([]*linkgraph.Link, nLinks)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: graphtest.BenchURL(i)}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	before := heap()
+	for first := 0; first < nLinks; first += batch {
+		edges := make([]*linkgraph.Edge, 0, batch*perPage)
+		for i := first; i < first+batch; i++ {
+			for j := 1; j <= perPage; j++ {
+				edges = append(edges, &linkgraph.Edge{Src: links[i].ID, Dst: links[(i+j*7919)%nLinks].ID})
+			}
+		}
+		if err := g.UpsertEdges(edges); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perEdge := float64(heap()-before) / (nLinks * perPage)
+	t.Logf("%.1f heap bytes an edge", perEdge)
+	if perEdge > maxHeap {
+		t.Errorf("the graph holds %.1f heap bytes an edge, want at most %.0f", perEdge, maxHeap)
+	}
+	runtime.KeepAlive(links)
 }
