@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -127,4 +128,116 @@ func TestHeapPerEdge(t *testing.T) {
 		t.Errorf("the graph holds %.1f heap bytes an edge, want at most %.0f", perEdge, maxHeap)
 	}
 	runtime.KeepAlive(links)
+}
+
+// Edge times are stored as two 32-bit halves: times before 1970 (negative)
+// and far in the future come back unchanged and compare by sign with the
+// bounds of Edges and RemoveStaleEdges.
+func TestEdgeTimesRoundTrip(t *testing.T) {
+	g := memory.New()
+	defer g.Close()
+	links := make([]*linkgraph.Link, 4)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: "https://example.com/" + string(rune('a'+i))}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	times := []time.Time{
+		time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
+	}
+	for i, at := range times {
+		e := &linkgraph.Edge{Src: links[0].ID, Dst: links[i+1].ID, UpdatedAt: at}
+		if err := g.UpsertEdge(e); err != nil {
+			t.Fatal(err)
+		}
+		if !e.UpdatedAt.Equal(at) {
+			t.Errorf("edge upserted at %v stored at %v", at, e.UpdatedAt)
+		}
+	}
+	count := func(before time.Time) int {
+		t.Helper()
+		it, err := g.Edges(uuid.Nil, uuid.Nil, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		n := 0
+		for it.Next() {
+			if e := it.Edge(); !e.UpdatedAt.Equal(times[slices.Index([]uuid.UUID{links[1].ID, links[2].ID, links[3].ID}, e.Dst)]) {
+				t.Errorf("edge to %s listed at %v", e.Dst, e.UpdatedAt)
+			}
+			n++
+		}
+		return n
+	}
+	epoch := time.Unix(0, 0)
+	if n := count(epoch); n != 2 {
+		t.Errorf("%d edges before 1970, want 2", n)
+	}
+	if n := count(times[2].Add(time.Microsecond)); n != 3 {
+		t.Errorf("%d edges before %v, want 3", n, times[2].Add(time.Microsecond))
+	}
+	if err := g.RemoveStaleEdges(links[0].ID, epoch); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(times[2].Add(time.Microsecond)); n != 1 {
+		t.Errorf("%d edges left after removing those before 1970, want 1", n)
+	}
+}
+
+// A page that loses most of its edges keeps the right ones, and takes new
+// ones afterwards (its list is reallocated smaller on the way).
+func TestRemoveMostEdgesThenAdd(t *testing.T) {
+	g := memory.New()
+	defer g.Close()
+	links := make([]*linkgraph.Link, 16)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: "https://example.com/" + string(rune('a'+i))}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	src := links[0].ID
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	upsert := func(at time.Time, dsts ...int) {
+		t.Helper()
+		var es []*linkgraph.Edge
+		for _, d := range dsts {
+			es = append(es, &linkgraph.Edge{Src: src, Dst: links[d].ID, UpdatedAt: at})
+		}
+		if err := g.UpsertEdges(es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upsert(t0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+	upsert(t0.Add(time.Hour), 9, 4)
+	if err := g.RemoveStaleEdges(src, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	upsert(t0.Add(2*time.Hour), 12, 4, 11)
+	it, err := g.Edges(uuid.Nil, uuid.Nil, t0.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	want := map[uuid.UUID]time.Time{
+		links[4].ID:  t0.Add(2 * time.Hour),
+		links[9].ID:  t0.Add(time.Hour),
+		links[11].ID: t0.Add(2 * time.Hour),
+		links[12].ID: t0.Add(2 * time.Hour),
+	}
+	n := 0
+	for it.Next() {
+		e := it.Edge()
+		if w, ok := want[e.Dst]; !ok || !e.UpdatedAt.Equal(w) {
+			t.Errorf("edge to %s at %v, want %v (listed: %v)", e.Dst, e.UpdatedAt, w, ok)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Errorf("%d edges, want %d", n, len(want))
+	}
 }
