@@ -1,8 +1,10 @@
 package memory_test
 
 import (
+	"bytes"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,4 +242,60 @@ func TestRemoveMostEdgesThenAdd(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("%d edges, want %d", n, len(want))
 	}
+}
+
+// Edge lists are refreshed, grown, sorted and shrunk in place while
+// iterators copy them: under -race, writers and readers running together
+// must not race, and every iteration must still list each edge once, in
+// (Src, Dst) order.
+func TestEdgesWhileWriting(t *testing.T) {
+	g := memory.New()
+	defer g.Close()
+	links := make([]*linkgraph.Link, 50)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: graphtest.BenchURL(i)}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for round := range 50 {
+				src := links[(w*25+round)%len(links)].ID
+				var es []*linkgraph.Edge
+				for j := range 1 + round%20 {
+					es = append(es, &linkgraph.Edge{Src: src, Dst: links[(round*7+j*3)%len(links)].ID})
+				}
+				if err := g.UpsertEdges(es); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := g.RemoveStaleEdges(src, time.Now().Add(-time.Millisecond)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			it, err := g.Edges(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var prev *linkgraph.Edge
+			for it.Next() {
+				e := it.Edge()
+				if prev != nil && (bytes.Compare(prev.Src[:], e.Src[:]) > 0 ||
+					prev.Src == e.Src && bytes.Compare(prev.Dst[:], e.Dst[:]) >= 0) {
+					t.Errorf("edge %s -> %s listed after %s -> %s", e.Src, e.Dst, prev.Src, prev.Dst)
+				}
+				prev = e
+			}
+			it.Close()
+		}
+	})
+	wg.Wait()
 }
