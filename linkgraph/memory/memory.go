@@ -1,6 +1,16 @@
 // Package memory is an in-memory linkgraph backend: fast, safe for
 // concurrent use, and gone when the process exits. It registers the scheme
 // "memory" ("memory://") with linkgraph.Open.
+//
+// It holds the whole graph of a links-only crawl, where edges outnumber
+// pages a hundred to one, so an edge is made as small as it can be: links
+// are numbered in the order they are first stored, and each link's
+// outgoing edges are one list of 12-byte records (destination number,
+// update time in microseconds) sorted by destination, so that an upsert or
+// RemoveStaleEdges touches only its page's list. Edge IDs are derived from
+// source and destination instead of stored. One RWMutex guards it all;
+// Links and Edges copy what matches under the read lock, so an iteration
+// is a snapshot that does not hold up writers while it runs.
 package memory
 
 import (
