@@ -2,13 +2,13 @@ package bolt
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 )
 
 // Times are stored as signed microseconds since the Unix epoch, big-endian;
@@ -197,22 +197,7 @@ func (r edgeRecord) withoutStale(before int64) edgeRecord {
 	return out
 }
 
-// edgeNamespace is the name space of edge IDs. It must never change: IDs
-// derived from it are what callers have seen.
-var edgeNamespace = uuid.MustParse("bdf5f9f1-25f5-49fc-8567-bf89d716fabb")
-
-// edgeID is the ID of the edge src -> dst: the name-based (version 5, SHA-1)
-// UUID of src||dst in edgeNamespace, the value of
-// uuid.NewSHA1(edgeNamespace, src||dst) computed without allocating. Being
-// derived, it is the same on every upsert and read and costs no space.
-func edgeID(src, dst uuid.UUID) uuid.UUID {
-	var name [48]byte
-	copy(name[:], edgeNamespace[:])
-	copy(name[16:], src[:])
-	copy(name[32:], dst[:])
-	sum := sha1.Sum(name[:])
-	id := uuid.UUID(sum[:16])
-	id[6] = (id[6] & 0x0f) | 0x50 // version 5
-	id[8] = (id[8] & 0x3f) | 0x80 // RFC 4122 variant
-	return id
-}
+// edgeID is the ID of the edge src -> dst, derived rather than stored
+// (graphutil.EdgeID, the same in the memory backend): the same on every
+// upsert and read, and it costs no space.
+func edgeID(src, dst uuid.UUID) uuid.UUID { return graphutil.EdgeID(src, dst) }

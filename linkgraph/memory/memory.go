@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/url"
 	"slices"
 	"sync"
@@ -100,19 +99,9 @@ func (g *Graph) Close() error {
 	return nil
 }
 
-// edgeID is the ID of the edge src → dst: the same for the same pair,
-// whoever asks, distinct for distinct pairs (a 128-bit FNV-1a hash of the
-// two IDs, marked as a version 8, custom, UUID).
-func edgeID(src, dst uuid.UUID) uuid.UUID {
-	h := fnv.New128a()
-	h.Write(src[:])
-	h.Write(dst[:])
-	var id uuid.UUID
-	h.Sum(id[:0])
-	id[6] = id[6]&0x0f | 0x80 // version 8
-	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
-	return id
-}
+// edgeID is the ID of the edge src → dst: derived, not stored
+// (graphutil.EdgeID, the same in the bolt backend).
+func edgeID(src, dst uuid.UUID) uuid.UUID { return graphutil.EdgeID(src, dst) }
 
 // UpsertLink implements linkgraph.Graph.
 func (g *Graph) UpsertLink(l *linkgraph.Link) error {

@@ -5,7 +5,9 @@ package graphutil
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -154,4 +156,40 @@ func Later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// EdgeID is the ID of the edge src → dst in the backends that derive it
+// rather than store it (memory, bolt): the same for the same pair whoever
+// asks, distinct for distinct pairs as far as a 128-bit hash goes. It is
+// the 128-bit FNV-1a hash of src||dst marked as a version 8 (custom) UUID,
+// computed without allocating; a scan derives one per edge, so it must be
+// cheap (SHA-1 made it half of a bolt scan's CPU). It must never change:
+// callers have seen the IDs it gave.
+func EdgeID(src, dst uuid.UUID) uuid.UUID {
+	// FNV-1a, 128 bits: offset basis and prime 2^88 + 2^8 + 0x3b as two
+	// 64-bit halves (hi, lo), as hash/fnv computes them.
+	const (
+		primeLo  = 0x13b
+		primeShf = 24 // the prime's high half is 1<<24
+	)
+	hi, lo := uint64(0x6c62272e07bb0142), uint64(0x62b821756295c58d)
+	step := func(b byte) {
+		lo ^= uint64(b)
+		// (hi, lo) *= prime, mod 2^128.
+		s0, s1 := bits.Mul64(primeLo, lo)
+		s0 += lo<<primeShf + primeLo*hi
+		hi, lo = s0, s1
+	}
+	for _, b := range src {
+		step(b)
+	}
+	for _, b := range dst {
+		step(b)
+	}
+	var id uuid.UUID
+	binary.BigEndian.PutUint64(id[:8], hi)
+	binary.BigEndian.PutUint64(id[8:], lo)
+	id[6] = id[6]&0x0f | 0x80 // version 8
+	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
+	return id
 }

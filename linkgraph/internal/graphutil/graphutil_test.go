@@ -2,6 +2,7 @@ package graphutil
 
 import (
 	"errors"
+	"hash/fnv"
 	"testing"
 	"time"
 
@@ -85,5 +86,30 @@ func TestDedupEdgesStampsZeroTimes(t *testing.T) {
 	}
 	if _, err := DedupEdges([]*linkgraph.Edge{nil}, now); !errors.Is(err, linkgraph.ErrUnknownEdgeLinks) {
 		t.Fatalf("DedupEdges with nil = %v, want ErrUnknownEdgeLinks", err)
+	}
+}
+
+func TestEdgeIDIsFNV1a128(t *testing.T) {
+	for range 100 {
+		src, dst := uuid.New(), uuid.New()
+		h := fnv.New128a()
+		h.Write(src[:])
+		h.Write(dst[:])
+		var want uuid.UUID
+		h.Sum(want[:0])
+		want[6] = want[6]&0x0f | 0x80
+		want[8] = want[8]&0x3f | 0x80
+		if got := EdgeID(src, dst); got != want {
+			t.Fatalf("EdgeID(%s, %s) = %s, want %s", src, dst, got, want)
+		}
+		if EdgeID(src, dst) == EdgeID(dst, src) {
+			t.Fatal("EdgeID is symmetric")
+		}
+		if v := EdgeID(src, dst).Version(); v != 8 {
+			t.Fatalf("version %d, want 8", v)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { EdgeID(uuid.Nil, uuid.Max) }); n != 0 {
+		t.Errorf("EdgeID allocates %v times", n)
 	}
 }
