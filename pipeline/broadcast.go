@@ -63,7 +63,7 @@ func (b broadcast) Run(ctx context.Context, params StageParams) {
 		var ch chan Payload
 		var link *batchLink
 		if buf > 0 {
-			link = newBatchLink(buf)
+			link = newBatchLink(buf, nil)
 		} else {
 			ch = make(chan Payload)
 		}

@@ -23,6 +23,11 @@ type batchLink struct {
 	queue    []Payload // put, not yet taken, in order
 	capacity int
 	closed   bool
+	// taken counts the payloads the consumer took, as the producing
+	// stage's Out: once per batch and by one goroutine, where counting each
+	// put would have the producers contend for the counter. nil when
+	// nobody counts.
+	taken *atomic.Uint64
 	// The consumer sleeps on ready after setting consumerWaiting; the
 	// producers sleep on room after counting themselves in
 	// producersWaiting. Both channels hold one token: a token left by a
@@ -34,10 +39,11 @@ type batchLink struct {
 	room             chan struct{}
 }
 
-func newBatchLink(capacity int) *batchLink {
+func newBatchLink(capacity int, taken *atomic.Uint64) *batchLink {
 	return &batchLink{
 		queue:    make([]Payload, 0, capacity),
 		capacity: capacity,
+		taken:    taken,
 		ready:    make(chan struct{}, 1),
 		room:     make(chan struct{}, 1),
 	}
@@ -61,13 +67,12 @@ func (l *batchLink) put(w *worker, p Payload) bool {
 	l.consumerWaiting = false
 	// A producer woken when room was made passes the news on while room
 	// is left, since one token wakes one producer.
-	wakeProducer := l.producersWaiting > 0 && len(l.queue) < l.capacity
+	if len(l.queue) < l.capacity {
+		l.wakeProducer()
+	}
 	l.mu.Unlock()
 	if wakeConsumer {
 		notify(l.ready)
-	}
-	if wakeProducer {
-		l.wakeProducer()
 	}
 	return true
 }
@@ -86,10 +91,10 @@ func (l *batchLink) take(w *worker, spare []Payload) ([]Payload, recvStatus) {
 		if len(l.queue) > 0 {
 			batch := l.queue
 			l.queue = spare[:0]
-			wakeProducer := l.producersWaiting > 0
+			l.wakeProducer()
 			l.mu.Unlock()
-			if wakeProducer {
-				l.wakeProducer()
+			if l.taken != nil {
+				l.taken.Add(uint64(len(batch)))
 			}
 			return batch, received
 		}
@@ -105,12 +110,10 @@ func (l *batchLink) take(w *worker, spare []Payload) ([]Payload, recvStatus) {
 	}
 }
 
-// wakeProducer wakes one waiting producer. The count drops only if the
-// token is sent: if one is pending already, whoever gets it wakes the
-// next.
+// wakeProducer wakes one waiting producer, if any; l.mu is held. The
+// count drops only if the token is sent: if one is pending already,
+// whoever gets it wakes the next.
 func (l *batchLink) wakeProducer() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.producersWaiting > 0 && notify(l.room) {
 		l.producersWaiting--
 	}
@@ -157,8 +160,9 @@ func drainBatches(l *batchLink, abandoned *atomic.Uint64) {
 }
 
 // outbox is a goroutine's sending end of a stage output: a plain channel or
-// a batchLink. It counts in sent the payloads it hands over, unless sent is
-// nil, and in abandoned those it releases because the run stops.
+// a batchLink. It counts in sent the payloads it sends over a channel,
+// unless sent is nil (a batchLink counts them itself), and in abandoned
+// those it releases because the run stops.
 type outbox struct {
 	plain     chan<- Payload
 	link      *batchLink
@@ -173,21 +177,26 @@ func newOutbox(plain chan<- Payload, link *batchLink, st *stageStats) outbox {
 // put hands q on. It returns false when the run is stopping; q is then
 // marked processed.
 func (o *outbox) put(w *worker, q Payload) bool {
-	var ok bool
 	if o.link != nil {
-		ok = o.link.put(w, q)
-	} else {
-		ok = w.send(o.plain, q)
+		if !o.link.put(w, q) {
+			o.release(q)
+			return false
+		}
+		return true
 	}
-	if !ok {
-		o.abandoned.Add(1)
-		q.MarkAsProcessed()
+	if !w.send(o.plain, q) {
+		o.release(q)
 		return false
 	}
 	if o.sent != nil {
 		o.sent.Add(1)
 	}
 	return true
+}
+
+func (o *outbox) release(q Payload) {
+	o.abandoned.Add(1)
+	q.MarkAsProcessed()
 }
 
 // close tells the consumer that the producers are done; only the owner of

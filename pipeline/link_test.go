@@ -21,7 +21,7 @@ func ids(batch []Payload) (out []int) {
 }
 
 func TestBatchLinkTakesEverythingQueuedInOrder(t *testing.T) {
-	l := newBatchLink(8)
+	l := newBatchLink(8, nil)
 	w := newDispatcher(context.Background(), nil)
 	for i := range 5 {
 		if !l.put(&w, idPayload(i)) {
@@ -47,7 +47,7 @@ func TestBatchLinkTakesEverythingQueuedInOrder(t *testing.T) {
 // as long as room is left.
 func TestBatchLinkWakesEveryWaitingProducer(t *testing.T) {
 	const capacity, producers = 4, 3
-	l := newBatchLink(capacity)
+	l := newBatchLink(capacity, nil)
 	w := newDispatcher(context.Background(), nil)
 	for i := range capacity {
 		l.put(&w, idPayload(i))
@@ -83,7 +83,7 @@ func TestBatchLinkWakesEveryWaitingProducer(t *testing.T) {
 }
 
 func TestBatchLinkStopsWaiting(t *testing.T) {
-	l := newBatchLink(1)
+	l := newBatchLink(1, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := newDispatcher(ctx, nil)
 	l.put(&w, idPayload(0))

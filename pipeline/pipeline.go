@@ -71,7 +71,7 @@ func (p *Pipeline) Process(ctx context.Context, source Source, sink Sink) error 
 	p.last.Store(rs)
 
 	// Link i feeds stage i; the last one feeds the sink.
-	chans, links := p.links(buf)
+	chans, links := p.links(buf, rs)
 
 	var wg sync.WaitGroup
 	for i, stage := range p.stages {
@@ -105,12 +105,16 @@ func (p *Pipeline) Process(ctx context.Context, source Source, sink Sink) error 
 // links makes the connections of one run: for each position, a batchLink
 // where it can be used, that is, where one goroutine consumes it and
 // buffering is on, and a plain channel elsewhere.
-func (p *Pipeline) links(buf int) ([]chan Payload, []*batchLink) {
+func (p *Pipeline) links(buf int, rs *runStats) ([]chan Payload, []*batchLink) {
 	chans := make([]chan Payload, len(p.stages)+1)
 	links := make([]*batchLink, len(p.stages)+1)
 	for i := range chans {
 		if buf > 0 && p.batchedLink(i) {
-			links[i] = newBatchLink(buf)
+			var out *atomic.Uint64 // the producing stage's; nil for the source
+			if i > 0 {
+				out = &rs.stages[i-1].out
+			}
+			links[i] = newBatchLink(buf, out)
 		} else {
 			chans[i] = make(chan Payload, buf)
 		}
