@@ -80,16 +80,25 @@ func TestSlowProcessorDoesNotHoldFinishedPayloads(t *testing.T) {
 	l.check(t)
 }
 
-// queuedSource emits n payloads and closes queued when Next is called
-// after the last, that is once the pipeline has taken all of them.
+// queuedSource emits payload 0, waits for started to be closed, emits the
+// others, and closes queued when Next is called after the last, that is
+// once the pipeline has taken all of them.
 type queuedSource struct {
 	*sliceSource
-	queued chan struct{}
-	once   sync.Once
+	started chan struct{}
+	queued  chan struct{}
+	once    sync.Once
 }
 
 func newQueuedSource(l *ledger, n int) *queuedSource {
-	return &queuedSource{sliceSource: &sliceSource{l: l, n: n}, queued: make(chan struct{})}
+	s := &queuedSource{sliceSource: &sliceSource{l: l, n: n}, started: make(chan struct{}), queued: make(chan struct{})}
+	s.next = func(ctx context.Context, i int) bool {
+		if i == 1 {
+			<-s.started
+		}
+		return true
+	}
+	return s
 }
 
 func (s *queuedSource) Next(ctx context.Context) bool {
@@ -100,10 +109,10 @@ func (s *queuedSource) Next(ctx context.Context) bool {
 }
 
 // batchRun runs n payloads (n at most DefaultBufferSize) through a FIFO
-// stage whose processor holds payload 0 until the source has queued every
-// other payload, so that the stage takes them as one batch; then proc sees
-// payloads 1 to n-1 of that batch. It returns the pipeline and Process's
-// result.
+// stage that takes payload 0 alone and holds it until the source has
+// queued every other payload, so that the stage then takes them as one
+// batch; proc sees payloads 1 to n-1 of that batch. It returns the
+// pipeline and Process's result.
 func batchRun(t *testing.T, ctx context.Context, l *ledger, n int, proc func(p *pipeline.Pipeline, tp *testPayload) error, sink *collectSink) (*pipeline.Pipeline, error) {
 	t.Helper()
 	src := newQueuedSource(l, n)
@@ -111,6 +120,7 @@ func batchRun(t *testing.T, ctx context.Context, l *ledger, n int, proc func(p *
 	stage := pipeline.ProcessorFunc(func(_ context.Context, q pipeline.Payload) (pipeline.Payload, error) {
 		tp := q.(*testPayload)
 		if tp.id == 0 {
+			close(src.started) // the source has emitted nothing else yet
 			<-src.queued
 			return q, nil
 		}
