@@ -58,19 +58,24 @@ type batcher struct {
 
 func (b batcher) validate() error { return b.err }
 
+// The stage waits for its input with a timer, so it reads a channel; its
+// output can be batched.
+func (batcher) batchesIn() bool { return false }
+
 // Run implements StageRunner.
 func (b batcher) Run(ctx context.Context, params StageParams) {
 	if b.err != nil {
 		reportInvalid(params, b.err)
 		return
 	}
+	st := statsOf(params)
 	r := batchRun{
 		batcher: b,
 		ctx:     ctx,
 		in:      params.Input(),
-		out:     params.Output(),
+		out:     outboxOf(params, st),
 		errCh:   params.Error(),
-		w:       newDispatcher(ctx, statsOf(params)),
+		w:       newDispatcher(ctx, st),
 		batch:   make([]Payload, 0, b.size),
 		orig:    make([]Payload, 0, b.size),
 	}
@@ -82,7 +87,7 @@ type batchRun struct {
 	batcher
 	ctx   context.Context
 	in    <-chan Payload
-	out   chan<- Payload
+	out   outbox
 	errCh chan<- error
 	w     worker
 	batch []Payload // what proc sees and may rewrite
@@ -182,12 +187,11 @@ func (r *batchRun) flush() bool {
 			r.orig[i].MarkAsProcessed()
 			continue
 		}
-		if !r.w.send(r.out, q) {
-			r.release(i)
+		if !r.out.put(&r.w, q) { // put released q
+			r.release(i + 1)
 			r.reset()
 			return false
 		}
-		st.out.Add(1)
 	}
 	r.reset()
 	return true

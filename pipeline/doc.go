@@ -42,11 +42,11 @@
 // tries the plain channel operation, blocking in a select on the context
 // only when it would wait.
 //
-// Where one goroutine reads a component's input (the source's output into
-// FIFO, Broadcast or the sink, the output of any built-in runner into one
-// of those, and a Broadcast's branches) built-in components hand payloads
-// over in batches: the producer queues each payload at once, and the
-// consumer takes everything queued in one operation. Batches form only
+// Where one goroutine reads a component's input (FIFO, Broadcast and its
+// branches, OrderedWorkerPool, the sink) and the source or a built-in
+// runner feeds it, payloads are handed over in batches: the producer
+// queues each payload at once, and the consumer takes everything queued
+// in one operation. Batches form only
 // while the consumer is busy and nothing waits for one to fill, so a lone
 // payload is not delayed and order is kept. Pools read single payloads, so
 // that their workers share the work, and custom runners see plain channels.
