@@ -80,6 +80,10 @@ type batcher struct {
 
 func (b batcher) validate() error { return b.err }
 
+// The stage waits for its input with a timer, so it reads a channel; its
+// output can be batched.
+func (batcher) batchesIn() bool { return false }
+
 // Run implements StageRunner.
 func (b batcher) Run(ctx context.Context, params StageParams) {
 	if b.err != nil {
@@ -99,13 +103,14 @@ func (b batcher) Run(ctx context.Context, params StageParams) {
 }
 
 func (b batcher) newRun(ctx context.Context, params StageParams) *batchRun {
+	st := statsOf(params)
 	return &batchRun{
 		batcher: b,
 		ctx:     ctx,
 		in:      params.Input(),
-		out:     params.Output(),
+		out:     outboxOf(params, st),
 		errCh:   params.Error(),
-		w:       newDispatcher(ctx, statsOf(params)),
+		w:       newDispatcher(ctx, st),
 		batch:   make([]Payload, 0, b.size),
 		orig:    make([]Payload, 0, b.size),
 	}
@@ -116,7 +121,7 @@ type batchRun struct {
 	batcher
 	ctx   context.Context
 	in    <-chan Payload
-	out   chan<- Payload
+	out   outbox
 	errCh chan<- error
 	w     worker
 	batch []Payload // what proc sees and may rewrite
@@ -216,12 +221,11 @@ func (r *batchRun) flush() bool {
 			r.orig[i].MarkAsProcessed()
 			continue
 		}
-		if !r.w.send(r.out, q) {
-			r.release(i)
+		if !r.out.put(&r.w, q) { // put released q
+			r.release(i + 1)
 			r.reset()
 			return false
 		}
-		st.out.Add(1)
 	}
 	r.reset()
 	return true

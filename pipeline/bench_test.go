@@ -84,7 +84,8 @@ func BenchmarkBatch(b *testing.B) {
 
 // The reference shape of the issue: source → 3 pass-through FIFO stages →
 // broadcast to 2 pass-throughs → sink. Compare BenchmarkReference/pipeline
-// with BenchmarkReference/handwritten*, run together.
+// with BenchmarkReference/handwritten*, run together; pipeline-unbatched
+// shows what the batched hand-offs between built-in components buy.
 
 func referenceStages() []pipeline.StageRunner {
 	return []pipeline.StageRunner{
@@ -99,6 +100,13 @@ func BenchmarkReference(b *testing.B) {
 	b.Run("pipeline", func(b *testing.B) {
 		benchPipeline(b, pipeline.New(referenceStages()...))
 	})
+	b.Run("pipeline-unbatched", func(b *testing.B) {
+		var stages []pipeline.StageRunner
+		for _, r := range referenceStages() {
+			stages = append(stages, opaque{r})
+		}
+		benchPipeline(b, pipeline.New(stages...))
+	})
 	b.Run("pipeline-unbuffered", func(b *testing.B) {
 		benchPipeline(b, pipeline.NewWithOptions(pipeline.Options{BufferSize: pipeline.Unbuffered}, referenceStages()...))
 	})
@@ -111,6 +119,10 @@ func BenchmarkReference(b *testing.B) {
 		handwritten(b, b.N, false)
 	})
 }
+
+// opaque hides that a runner is built in, so the pipeline connects it with
+// plain channels as it does a custom runner.
+type opaque struct{ pipeline.StageRunner }
 
 // BenchmarkReferenceBufferSize shows what the channel capacity buys on the
 // reference shape: the cost per payload falls steeply up to the default and

@@ -42,6 +42,8 @@ type broadcast struct {
 
 func (b broadcast) validate() error { return b.err }
 
+func (broadcast) batchesIn() bool { return true }
+
 // Run implements StageRunner.
 func (b broadcast) Run(ctx context.Context, params StageParams) {
 	if b.err != nil {
@@ -49,37 +51,53 @@ func (b broadcast) Run(ctx context.Context, params StageParams) {
 		return
 	}
 	st := statsOf(params)
-	out, errCh := params.Output(), params.Error()
 	n := len(b.procs)
+	buf := bufferOf(params)
 
-	branches := make([]chan Payload, n)
+	// The dispatcher feeds each branch through a link of its own, batched
+	// unless the pipeline is unbuffered; the dispatcher counts the copies
+	// it takes in, the branches what they emit.
+	outs := make([]outbox, n)
 	var wg sync.WaitGroup
-	for i := range branches {
-		ch := make(chan Payload, bufferOf(params))
-		branches[i] = ch
+	for i := range outs {
+		var ch chan Payload
+		var link *batchLink
+		if buf > 0 {
+			link = newBatchLink(buf, nil)
+		} else {
+			ch = make(chan Payload)
+		}
+		outs[i] = outbox{plain: ch, link: link, abandoned: &st.abandoned}
 		proc := b.procs[i]
 		wg.Go(func() {
-			runFIFO(ctx, proc, ch, out, errCh, st, false)
+			in := inbox{plain: ch, link: link, weight: 1, abandoned: &st.abandoned}
+			runFIFO(ctx, proc, in, outboxOf(params, st), params.Error(), st)
 			// The branch may have stopped before its input ended.
-			drain(ch, &st.abandoned)
+			if link != nil {
+				drainBatches(link, &st.abandoned)
+			} else {
+				drain(ch, &st.abandoned)
+			}
 		})
 	}
 	defer func() {
-		for _, ch := range branches {
-			close(ch)
+		for _, o := range outs {
+			o.close()
 		}
 		wg.Wait()
 	}()
 
 	disp := newDispatcher(ctx, st)
+	in := inboxOf(params, st)
+	in.weight = uint64(n) // every copy counts
+	defer in.abandon()
 	copies := make([]Payload, n)
 	for {
-		p, status := disp.recv(params.Input())
+		p, status := in.recv(&disp)
 		if status != received {
 			return
 		}
-		st.in.Add(uint64(n))
-		if !b.dispatch(&disp, p, copies, branches, errCh) {
+		if !b.dispatch(&disp, p, copies, outs, params.Error()) {
 			return
 		}
 	}
@@ -87,7 +105,7 @@ func (b broadcast) Run(ctx context.Context, params StageParams) {
 
 // dispatch clones p and hands one copy to each branch. It returns false when
 // the stage must stop; copies it could not hand out are marked processed.
-func (b broadcast) dispatch(disp *worker, p Payload, copies []Payload, branches []chan Payload, errCh chan<- error) bool {
+func (b broadcast) dispatch(disp *worker, p Payload, copies []Payload, outs []outbox, errCh chan<- error) bool {
 	defer clear(copies) // keep no reference to payloads now owned elsewhere
 	copies[0] = p
 	for i := 1; i < len(copies); i++ {
@@ -103,9 +121,11 @@ func (b broadcast) dispatch(disp *worker, p Payload, copies []Payload, branches 
 		copies[i] = c
 	}
 	for i, q := range copies {
-		if !disp.send(branches[i], q) {
-			disp.stats.abandoned.Add(uint64(len(copies) - i))
-			for _, q := range copies[i:] {
+		if !outs[i].put(disp, q) {
+			// put released q; the copies after it are ours to release.
+			rest := copies[i+1:]
+			disp.stats.abandoned.Add(uint64(len(rest)))
+			for _, q := range rest {
 				q.MarkAsProcessed()
 			}
 			return false

@@ -99,6 +99,19 @@ func (w *worker) sendSlow(out chan<- Payload, p Payload) bool {
 	}
 }
 
+// await waits for a token on ch and reports whether it got one before the
+// run started stopping.
+func (w *worker) await(ch <-chan struct{}) bool {
+	w.pause()
+	defer w.resume()
+	select {
+	case <-ch:
+		return true
+	case <-w.done:
+		return false
+	}
+}
+
 // pause ends a busy period; resume starts one.
 func (w *worker) pause() {
 	if w.clock {

@@ -40,8 +40,20 @@
 // do little work. Channels are buffered (Options.BufferSize, bounded because
 // every buffered payload holds memory), and every send and receive first
 // tries the plain channel operation, blocking in a select on the context
-// only when it would wait. FIFO, FixedWorkerPool and Broadcast allocate
-// nothing per payload in steady state.
+// only when it would wait.
+//
+// Where one goroutine reads a component's input (FIFO, Broadcast and its
+// branches, OrderedWorkerPool, the sink) and the source or a built-in
+// runner feeds it, payloads are handed over in batches: the producer
+// queues each payload at once, and the consumer takes everything queued
+// in one operation. Batches form only while the consumer is busy and
+// nothing waits for one to fill, so a lone payload is not delayed and
+// order is kept. FixedWorkerPool and DynamicWorkerPool read single
+// payloads, so that their workers share the work; Batch reads a channel,
+// which its delay needs; custom runners see plain channels.
+//
+// FIFO, FixedWorkerPool and Broadcast allocate nothing per payload in steady
+// state.
 //
 // # Custom stage runners
 //

@@ -35,6 +35,9 @@ type dynamicPool struct {
 
 func (d dynamicPool) validate() error { return d.err }
 
+// The dispatcher hands single payloads to the workers.
+func (dynamicPool) batchesIn() bool { return false }
+
 // Run implements StageRunner.
 func (d dynamicPool) Run(ctx context.Context, params StageParams) {
 	if d.err != nil {
@@ -42,7 +45,7 @@ func (d dynamicPool) Run(ctx context.Context, params StageParams) {
 		return
 	}
 	st := statsOf(params)
-	in, out, errCh := params.Input(), params.Output(), params.Error()
+	in, errCh := params.Input(), params.Error()
 
 	// A running worker holds one of the max slots of tokens. The tokens are
 	// per Run, so concurrent runs of one pipeline are bounded separately.
@@ -66,17 +69,17 @@ func (d dynamicPool) Run(ctx context.Context, params StageParams) {
 			p.MarkAsProcessed()
 			return
 		}
-		go d.work(ctx, p, in, out, errCh, st, tokens)
+		go d.work(ctx, p, in, outboxOf(params, st), errCh, st, tokens)
 	}
 }
 
 // work processes p, then whatever in has ready, and returns its token.
-func (d dynamicPool) work(ctx context.Context, p Payload, in <-chan Payload, out chan<- Payload, errCh chan<- error, st *stageStats, tokens <-chan struct{}) {
+func (d dynamicPool) work(ctx context.Context, p Payload, in <-chan Payload, out outbox, errCh chan<- error, st *stageStats, tokens <-chan struct{}) {
 	defer func() { <-tokens }()
 	w := newWorker(ctx, st)
 	defer w.finish()
 	for {
-		if !w.process(ctx, d.proc, p, out, errCh) || w.isStopped() {
+		if !w.process(ctx, d.proc, p, &out, errCh) || w.isStopped() {
 			return
 		}
 		var ok bool

@@ -26,30 +26,30 @@ type fifo struct {
 
 func (f fifo) validate() error { return f.err }
 
+func (fifo) batchesIn() bool { return true }
+
 // Run implements StageRunner.
 func (f fifo) Run(ctx context.Context, params StageParams) {
 	if f.err != nil {
 		reportInvalid(params, f.err)
 		return
 	}
-	runFIFO(ctx, f.proc, params.Input(), params.Output(), params.Error(), statsOf(params), true)
+	st := statsOf(params)
+	runFIFO(ctx, f.proc, inboxOf(params, st), outboxOf(params, st), params.Error(), st)
 }
 
 // runFIFO is the loop of FIFO, of every FixedWorkerPool worker and of every
-// Broadcast branch. countIn is false for Broadcast branches, whose
-// dispatcher counts the copies.
-func runFIFO(ctx context.Context, proc Processor, in <-chan Payload, out chan<- Payload, errCh chan<- error, st *stageStats, countIn bool) {
+// Broadcast branch.
+func runFIFO(ctx context.Context, proc Processor, in inbox, out outbox, errCh chan<- error, st *stageStats) {
 	w := newWorker(ctx, st)
 	defer w.finish()
+	defer in.abandon()
 	for {
-		p, status := w.recv(in)
+		p, status := in.recv(&w)
 		if status != received {
 			return
 		}
-		if countIn {
-			st.in.Add(1)
-		}
-		if !w.process(ctx, proc, p, out, errCh) {
+		if !w.process(ctx, proc, p, &out, errCh) {
 			return
 		}
 	}

@@ -33,6 +33,10 @@ type fixedPool struct {
 
 func (f fixedPool) validate() error { return f.err }
 
+// A pool spreads single payloads over its workers, so that a batch does not
+// go to one worker while the others idle.
+func (fixedPool) batchesIn() bool { return false }
+
 // Run implements StageRunner.
 func (f fixedPool) Run(ctx context.Context, params StageParams) {
 	if f.err != nil {
@@ -44,7 +48,7 @@ func (f fixedPool) Run(ctx context.Context, params StageParams) {
 	defer wg.Wait()
 	for range f.workers {
 		wg.Go(func() {
-			runFIFO(ctx, f.proc, params.Input(), params.Output(), params.Error(), st, true)
+			runFIFO(ctx, f.proc, inboxOf(params, st), outboxOf(params, st), params.Error(), st)
 		})
 	}
 }

@@ -19,8 +19,12 @@ type Options struct {
 	// BufferSize is the capacity of each channel between two components
 	// (source, stages, sink) and of the internal channels of the built-in
 	// runners that feed their own goroutines (Broadcast branches,
-	// OrderedWorkerPool workers). 0 selects DefaultBufferSize; Unbuffered
-	// selects unbuffered channels. Other negative values are invalid.
+	// OrderedWorkerPool workers). Between built-in components that
+	// exchange batches (see the package documentation, Cost) it is the
+	// most payloads queued, and the consumer may hold as many more while
+	// it works through the batch it took. 0 selects DefaultBufferSize;
+	// Unbuffered selects unbuffered channels, and no batching. Other
+	// negative values are invalid.
 	BufferSize int
 }
 

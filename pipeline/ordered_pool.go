@@ -38,6 +38,10 @@ type orderedPool struct {
 
 func (o orderedPool) validate() error { return o.err }
 
+// One goroutine deals the input and one collects the output, so both can
+// be batched.
+func (orderedPool) batchesIn() bool { return true }
+
 // Run implements StageRunner.
 func (o orderedPool) Run(ctx context.Context, params StageParams) {
 	if o.err != nil {
@@ -60,24 +64,24 @@ func (o orderedPool) Run(ctx context.Context, params StageParams) {
 		results[i] = make(chan Payload, buf)
 		wg.Go(func() { o.work(ctx, jobs[i], results[i], params.Error(), st) })
 	}
-	wg.Go(func() { o.deal(ctx, params.Input(), jobs, st) })
-	o.collect(ctx, results, params.Output(), st)
+	wg.Go(func() { o.deal(ctx, inboxOf(params, st), jobs, st) })
+	o.collect(ctx, results, outboxOf(params, st), st)
 }
 
 // deal hands the stage's input to the workers in turn.
-func (o orderedPool) deal(ctx context.Context, in <-chan Payload, jobs []chan Payload, st *stageStats) {
+func (o orderedPool) deal(ctx context.Context, in inbox, jobs []chan Payload, st *stageStats) {
 	defer func() {
 		for _, ch := range jobs {
 			close(ch)
 		}
 	}()
 	disp := newDispatcher(ctx, st)
+	defer in.abandon()
 	for k := 0; ; k = (k + 1) % len(jobs) {
-		p, status := disp.recv(in)
+		p, status := in.recv(&disp)
 		if status != received {
 			return
 		}
-		st.in.Add(1)
 		if !disp.send(jobs[k], p) {
 			st.abandoned.Add(1)
 			p.MarkAsProcessed()
@@ -122,7 +126,7 @@ func (o orderedPool) work(ctx context.Context, jobs <-chan Payload, results chan
 // collect emits the workers' results in the order they were dealt. The
 // first closed result channel in that order means no job was dealt after
 // it; whatever is left in the others then was abandoned.
-func (o orderedPool) collect(ctx context.Context, results []chan Payload, out chan<- Payload, st *stageStats) {
+func (o orderedPool) collect(ctx context.Context, results []chan Payload, out outbox, st *stageStats) {
 	defer func() {
 		for _, ch := range results {
 			drain(ch, &st.abandoned)
@@ -137,11 +141,8 @@ func (o orderedPool) collect(ctx context.Context, results []chan Payload, out ch
 		if q == nil {
 			continue
 		}
-		if !coll.send(out, q) {
-			st.abandoned.Add(1)
-			q.MarkAsProcessed()
+		if !out.put(&coll, q) { // put released q
 			return
 		}
-		st.out.Add(1)
 	}
 }

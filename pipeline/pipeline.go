@@ -70,27 +70,27 @@ func (p *Pipeline) Process(ctx context.Context, source Source, sink Sink) error 
 	rs := newRunStats(len(p.stages))
 	p.last.Store(rs)
 
-	// chans[i] feeds stage i; the last one feeds the sink.
-	chans := make([]chan Payload, len(p.stages)+1)
-	for i := range chans {
-		chans[i] = make(chan Payload, buf)
-	}
+	// Link i feeds stage i; the last one feeds the sink.
+	chans, links := p.links(buf, rs)
 
 	var wg sync.WaitGroup
 	for i, stage := range p.stages {
 		errCh := make(chan error)
 		params := &workerParams{
-			stage: i,
-			in:    chans[i],
-			out:   chans[i+1],
-			errCh: errCh,
-			stats: rs.stages[i],
-			buf:   buf,
+			stage:   i,
+			in:      chans[i],
+			out:     chans[i+1],
+			inLink:  links[i],
+			outLink: links[i+1],
+			errCh:   errCh,
+			stats:   rs.stages[i],
+			buf:     buf,
 		}
 		wg.Go(func() { runStage(runCtx, stage, params, errCh, bus, &rs.abandoned) })
 	}
-	wg.Go(func() { runSource(runCtx, source, chans[0], bus, rs) })
-	wg.Go(func() { runSink(runCtx, sink, chans[len(chans)-1], bus, rs) })
+	wg.Go(func() { runSource(runCtx, source, chans[0], links[0], bus, rs) })
+	last := len(p.stages)
+	wg.Go(func() { runSink(runCtx, sink, chans[last], links[last], bus, rs) })
 	wg.Wait()
 
 	if err := bus.err(); err != nil {
@@ -102,6 +102,42 @@ func (p *Pipeline) Process(ctx context.Context, source Source, sink Sink) error 
 	return nil
 }
 
+// links makes the connections of one run: for each position, a batchLink
+// where it can be used, that is, where one goroutine consumes it and
+// buffering is on, and a plain channel elsewhere.
+func (p *Pipeline) links(buf int, rs *runStats) ([]chan Payload, []*batchLink) {
+	chans := make([]chan Payload, len(p.stages)+1)
+	links := make([]*batchLink, len(p.stages)+1)
+	for i := range chans {
+		if buf > 0 && p.batchedLink(i) {
+			var out *atomic.Uint64 // the producing stage's; nil for the source
+			if i > 0 {
+				out = &rs.stages[i-1].out
+			}
+			links[i] = newBatchLink(buf, out)
+		} else {
+			chans[i] = make(chan Payload, buf)
+		}
+	}
+	return chans, links
+}
+
+// batchedLink reports whether both ends of link i, into stage i or the
+// sink, can use a batchLink.
+func (p *Pipeline) batchedLink(i int) bool {
+	if i > 0 {
+		if _, ok := p.stages[i-1].(linkUser); !ok {
+			return false
+		}
+	}
+	if i == len(p.stages) {
+		return true // the sink
+	}
+	to, ok := p.stages[i].(linkUser)
+	return ok && to.batchesIn()
+}
+
+// validate checks the configuration and returns the channel capacity.
 func (p *Pipeline) validate(source Source, sink Sink) (int, error) {
 	buf, err := p.opts.bufferSize()
 	if err != nil {

@@ -29,11 +29,11 @@ func safeClone(p Payload) (c Payload, err error) {
 	return c, nil
 }
 
-// process runs proc on p and forwards the result to out. It returns false
+// process runs proc on p and passes the result to out. It returns false
 // when the worker must stop: proc failed (the error is sent to errCh) or the
 // run is stopping. In every case p, or what proc turned it into, is either
-// forwarded or marked processed.
-func (w *worker) process(ctx context.Context, proc Processor, p Payload, out chan<- Payload, errCh chan<- error) bool {
+// passed on or marked processed.
+func (w *worker) process(ctx context.Context, proc Processor, p Payload, out *outbox, errCh chan<- error) bool {
 	q, err := safeProcess(ctx, proc, p)
 	switch {
 	case err != nil:
@@ -45,11 +45,6 @@ func (w *worker) process(ctx context.Context, proc Processor, p Payload, out cha
 		w.stats.dropped.Add(1)
 		p.MarkAsProcessed()
 		return true
-	case !w.send(out, q):
-		w.stats.abandoned.Add(1)
-		q.MarkAsProcessed()
-		return false
 	}
-	w.stats.out.Add(1)
-	return true
+	return out.put(w, q)
 }

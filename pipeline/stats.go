@@ -13,7 +13,9 @@ type StageStats struct {
 	Stage int `json:"stage"`
 	// In counts the payloads the stage took from its input.
 	In uint64 `json:"in"`
-	// Out counts the payloads the stage handed to the next component.
+	// Out counts the payloads the stage handed to the next component; when
+	// the next one takes batches (see the package documentation, Cost),
+	// once it took them.
 	Out uint64 `json:"out"`
 	// Dropped counts the payloads a processor dropped by returning nil.
 	Dropped uint64 `json:"dropped"`

@@ -27,31 +27,27 @@ func runStage(ctx context.Context, stage StageRunner, params *workerParams, errC
 				bus.report(ComponentStage, params.stage, errGoexit)
 			}
 		}
-		close(params.out)
+		params.closeOutput()
 		// Once the collector is done, every error the stage reported has
 		// canceled the run, so a live context below means Run returned on
 		// its own.
 		close(errCh)
 		<-collected
-		if ctx.Err() == nil {
-			if p, ok := <-params.in; ok {
-				bus.report(ComponentStage, params.stage, ErrStageExitedEarly)
-				if p != nil {
-					p.MarkAsProcessed()
-					abandoned.Add(1)
-				}
-			}
+		if ctx.Err() == nil && params.releaseNextInput(abandoned) {
+			bus.report(ComponentStage, params.stage, ErrStageExitedEarly)
 		}
-		drain(params.in, abandoned)
+		params.drainInput(abandoned)
 	}()
 	stage.Run(ctx, params)
 	panicked = false
 }
 
-// runSource feeds the source's payloads to out until the source has no
-// more or the run stops, then closes out.
-func runSource(ctx context.Context, src Source, out chan<- Payload, bus *errorBus, rs *runStats) {
-	defer close(out)
+// runSource feeds the source's payloads to out, or to link when the first
+// component takes batches, until the source has no more or the run stops,
+// then closes its output.
+func runSource(ctx context.Context, src Source, out chan Payload, link *batchLink, bus *errorBus, rs *runStats) {
+	ob := outbox{plain: out, link: link, abandoned: &rs.abandoned}
+	defer ob.close()
 	defer func() {
 		if r := recover(); r != nil {
 			bus.report(ComponentSource, -1, newPanicError(r))
@@ -71,9 +67,7 @@ func runSource(ctx context.Context, src Source, out chan<- Payload, bus *errorBu
 			return
 		}
 		rs.emitted.Add(1)
-		if !w.send(out, p) {
-			p.MarkAsProcessed()
-			rs.abandoned.Add(1)
+		if !ob.put(&w, p) {
 			return
 		}
 	}
@@ -82,31 +76,61 @@ func runSource(ctx context.Context, src Source, out chan<- Payload, bus *errorBu
 	}
 }
 
-// runSink hands every payload arriving on in to the sink and marks it
-// processed. After a sink error or once the run stops it only marks them.
-// It returns when in is closed, which happens once every stage has exited.
-func runSink(ctx context.Context, sink Sink, in <-chan Payload, bus *errorBus, rs *runStats) {
-	w := newDispatcher(ctx, nil)
-	failed := false
-	for p := range in {
-		switch {
-		case p == nil:
-			bus.report(ComponentSink, -1, fmt.Errorf("from the last stage: %w", ErrNilPayload))
-			failed = true
-		case failed || w.isStopped():
-			p.MarkAsProcessed()
-			rs.abandoned.Add(1)
-		default:
-			err := safeConsume(ctx, sink, p)
-			p.MarkAsProcessed()
-			if err != nil {
-				rs.sinkFailed.Add(1)
-				bus.report(ComponentSink, -1, err)
-				failed = true
-				continue
-			}
-			rs.consumed.Add(1)
+// runSink hands every payload arriving on in, or on link when the last
+// stage sends batches, to the sink and marks it processed. After a sink
+// error or once the run stops it only marks them. It returns when its input
+// is closed, which happens once every stage has exited.
+func runSink(ctx context.Context, sink Sink, in <-chan Payload, link *batchLink, bus *errorBus, rs *runStats) {
+	s := sinkRun{ctx: ctx, sink: sink, bus: bus, rs: rs, w: newDispatcher(ctx, nil)}
+	if link == nil {
+		for p := range in {
+			s.consume(p)
 		}
+		return
+	}
+	// The sink reads until the stages close its input, whatever happens.
+	forever := worker{}
+	var batch []Payload
+	for {
+		var status recvStatus
+		if batch, status = link.take(&forever, batch); status != received {
+			return
+		}
+		for i, p := range batch {
+			batch[i] = nil // the payload is no longer ours once consumed
+			s.consume(p)
+		}
+	}
+}
+
+// sinkRun is the state of the sink's goroutine.
+type sinkRun struct {
+	ctx    context.Context
+	sink   Sink
+	bus    *errorBus
+	rs     *runStats
+	w      worker
+	failed bool
+}
+
+func (s *sinkRun) consume(p Payload) {
+	switch {
+	case p == nil:
+		s.bus.report(ComponentSink, -1, fmt.Errorf("from the last stage: %w", ErrNilPayload))
+		s.failed = true
+	case s.failed || s.w.isStopped():
+		p.MarkAsProcessed()
+		s.rs.abandoned.Add(1)
+	default:
+		err := safeConsume(s.ctx, s.sink, p)
+		p.MarkAsProcessed()
+		if err != nil {
+			s.rs.sinkFailed.Add(1)
+			s.bus.report(ComponentSink, -1, err)
+			s.failed = true
+			return
+		}
+		s.rs.consumed.Add(1)
 	}
 }
 
