@@ -61,6 +61,14 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 			return fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", sf.data)
 		}
 	}
+	if sf.index == "" {
+		if _, err := os.Stat(filepath.Join(sf.data, "index.db")); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(env.stdout, "No pages match %q: %s holds no index.\n", query, sf.data)
+			fmt.Fprintln(env.stdout, "The pages were crawled with --index none: "+
+				"'linksrus crawl --recrawl-after 1s URL' fetches and indexes them again.")
+			return nil
+		}
+	}
 	index, err := openIndexForReading(ctx, &sf)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package indextest
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,10 @@ const pageSize = 10
 //     once, by GOMAXPROCS concurrent writers, its rate reported as
 //     build-docs/s), each reading the first result page and the total;
 //     reports the median and 99th percentile latency in milliseconds.
+//     Documents carry PageRank scores, so results are ranked as after a
+//     crawl (relevance + PageRank).
+//   - LongQuery: 50 KB search-box queries on that index, which the query
+//     bounds cut; reports the slowest in milliseconds.
 func Bench(b *testing.B, newIndexer BenchNewFunc) {
 	parent := b
 	b.Run("Index", func(b *testing.B) {
@@ -159,6 +164,65 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 		b.ReportMetric(rate, "build-docs/s")
 	})
+	// LongQuery: 50 KB search-box queries on the same index (cut by the
+	// query bounds to 4 KB and 32 terms): the words of many documents,
+	// which match nothing together, and one broad word repeated, which
+	// matches most documents. Reports the slowest in milliseconds.
+	b.Run("LongQuery", func(b *testing.B) {
+		if !built {
+			b.Skip("needs the Search benchmark's index")
+		}
+		long := []textindex.Query{
+			{Type: textindex.QueryTypeSearch, Expression: longText(func(i int) string { return queryText(queries, i) })},
+			{Type: textindex.QueryTypeSearch, Expression: longText(func(int) string { return firstWord(queries) })},
+		}
+		var worst time.Duration
+		b.ResetTimer()
+		for n := range b.N {
+			start := time.Now()
+			it, err := idx.Search(long[n%len(long)])
+			if err != nil {
+				b.Fatalf("long query: %v", err)
+			}
+			for i := 0; i < pageSize && it.Next(); i++ {
+				_ = it.Document()
+			}
+			if err := it.Error(); err != nil {
+				b.Fatalf("long query: %v", err)
+			}
+			_ = it.TotalCount()
+			it.Close()
+			worst = max(worst, time.Since(start))
+		}
+		b.StopTimer()
+		b.ReportMetric(ms(worst), "max-ms")
+	})
+}
+
+// longText joins word(0), word(1), ... into about 50 KB.
+func longText(word func(i int) string) string {
+	var sb []byte
+	for i := 0; len(sb) < 50<<10; i++ {
+		sb = append(sb, word(i)...)
+		sb = append(sb, ' ')
+	}
+	return string(sb)
+}
+
+// queryText returns the expression of the i-th benchmark query.
+func queryText(queries []textindex.Query, i int) string { return queries[i%len(queries)].Expression }
+
+// firstWord is the first word of the first match query: corpus queries
+// are drawn Zipf-distributed, so it is usually a broad one.
+func firstWord(queries []textindex.Query) string {
+	for _, q := range queries {
+		if q.Type == textindex.QueryTypeMatch {
+			if f := strings.Fields(q.Expression); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return "the"
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
