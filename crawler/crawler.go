@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
@@ -73,27 +74,33 @@ func stages(cfg Config) []pipeline.StageRunner {
 		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
 		pipeline.FixedWorkerPool(extract, runtime.GOMAXPROCS(0)),
 	}
-	// The stores come one after the other, each in batches: a batch is
-	// whatever has queued up while the previous one was written (the
-	// stage never waits to fill one), so under load one commit serves many
-	// pages and an idle crawl still writes each page at once. A page moves
-	// on, and so has its outcome reported, only once stored. The graph
-	// takes GraphWriters batches at once, so that a graph server's round
-	// trips overlap instead of adding up.
-	// A page is marked retrieved in the graph only once every store has
-	// it; with an index, that is after the indexer (see RetrievalMarker).
-	markAfterIndex := cfg.Graph != nil && cfg.Indexer != nil
+	// The stores are written in batches: a batch is whatever has queued
+	// up while the previous one was written (the stage never waits to
+	// fill one), so under load one commit serves many pages and an idle
+	// crawl still writes each page at once. A page moves on, and so has
+	// its outcome reported, only once stored. The graph takes
+	// GraphWriters batches at once, so that a graph server's round trips
+	// overlap instead of adding up.
+	// With an index, the graph and the index are written side by side
+	// (a scatter-gather stage), and a page is marked retrieved in the
+	// graph only after both have it (see RetrievalMarker).
 	switch {
-	case markAfterIndex:
-		s = append(s, pipeline.BatchPool(NewGraphUpdaterWithoutMark(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
+	case cfg.Graph != nil && cfg.Indexer != nil:
+		stores := []pipeline.BatchProcessor{
+			NewGraphUpdaterWithoutMark(cfg.Graph),
+			&TextIndexer{indexer: cfg.Indexer, now: time.Now, besideGraph: true},
+		}
+		marker := NewRetrievalMarker(cfg.Graph)
+		marker.redirects = NewTextIndexer(cfg.Indexer)
+		s = append(s,
+			pipeline.ScatterGather(stores, cfg.StoreBatchSize, 0, cfg.GraphWriters),
+			// One marker: a mark is one small write per batch, and
+			// one worker lets all that queued up share it.
+			pipeline.Batch(marker, cfg.StoreBatchSize, 0))
 	case cfg.Graph != nil:
 		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
-	}
-	if cfg.Indexer != nil {
+	case cfg.Indexer != nil:
 		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))
-	}
-	if markAfterIndex {
-		s = append(s, pipeline.BatchPool(NewRetrievalMarker(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
 	}
 	procs := cfg.Processors
 	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {

@@ -6,16 +6,20 @@
 //	  → fetch (fixed worker pool; gates, redirects, retries)
 //	  → extract links, and the text when something consumes it, in one
 //	    pass of the tokenizer (a worker per CPU)
-//	  → graph updater: links and edges (in batches)
-//	  → text indexer (in batches)
+//	  → the stores side by side (a scatter-gather stage, in batches): the
+//	    graph updater (links and edges) and the text indexer
 //	  → mark the pages retrieved in the graph (in batches)
 //	  → user processors (each its own copy, by broadcast)
 //	  → sink (counts pages)
 //
-// The stores are written one after the other rather than side by side (as
-// a broadcast would): a page counts as retrieved in the graph, which is how
-// a crawl knows it is done, only once every store has it, and its links
-// reach the graph (and a frontier fed from it) before its text is indexed.
+// The two stores are written at once, each a batch at a time, and the
+// stage lets a page go on only when both have it: a page counts as
+// retrieved in the graph, which is how a crawl knows it is done, only once
+// every store has it, so a crash in between leaves it due again. Its links
+// reach the graph, and the frontier fed from it, as soon as the graph's
+// half of the stage has stored them, without waiting for the index. (A
+// redirected page is indexed by the marking stage instead: its ID is its
+// final URL's, which only the graph updater learns.)
 // Links and text share the tokenizer's one pass (PageExtractor), which
 // costs less than the second pass it saves; a crawl without an index
 // extracts the links alone (LinkExtractor). Each store stage writes whatever pages have queued up as one

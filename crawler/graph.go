@@ -66,6 +66,10 @@ func NewGraphUpdaterWithoutMark(g Graph) *GraphUpdater {
 type RetrievalMarker struct {
 	graph Graph
 	now   func() time.Time
+	// redirects, if set, indexes the redirected pages of a batch before
+	// they are marked: the indexer that ran beside the graph updater left
+	// them, as only the updater knows their ID (see TextIndexer).
+	redirects *TextIndexer
 }
 
 // NewRetrievalMarker returns the stage marking pages retrieved in g.
@@ -82,15 +86,24 @@ func (m *RetrievalMarker) Process(ctx context.Context, pp pipeline.Payload) (pip
 }
 
 // ProcessBatch implements pipeline.BatchProcessor.
-func (m *RetrievalMarker) ProcessBatch(_ context.Context, batch []pipeline.Payload) error {
+func (m *RetrievalMarker) ProcessBatch(ctx context.Context, batch []pipeline.Payload) error {
 	b := getGraphBatch()
 	defer b.release()
+	var redirected []pipeline.Payload
 	for _, pp := range batch {
 		p, err := asPayload(pp)
 		if err != nil {
 			return fmt.Errorf("crawler: mark retrieved: %w", err)
 		}
 		b.pages = append(b.pages, p)
+		if m.redirects != nil && p.redirected() {
+			redirected = append(redirected, p)
+		}
+	}
+	if len(redirected) > 0 {
+		if err := m.redirects.ProcessBatch(ctx, redirected); err != nil {
+			return err
+		}
 	}
 	return markRetrieved(m.graph, m.now, b)
 }

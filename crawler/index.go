@@ -30,6 +30,10 @@ const maxIndexCalls = 16
 type TextIndexer struct {
 	indexer Indexer
 	now     func() time.Time
+	// besideGraph leaves redirected pages alone: the indexer runs beside
+	// the graph updater, which has not yet given them their ID (the
+	// final URL's), and the RetrievalMarker after both indexes them.
+	besideGraph bool
 }
 
 // NewTextIndexer returns the indexer stage writing to ix.
@@ -58,7 +62,7 @@ func (t *TextIndexer) ProcessBatch(_ context.Context, batch []pipeline.Payload) 
 		if err != nil {
 			return fmt.Errorf("crawler: index: %w", err)
 		}
-		if !p.NoIndex {
+		if !p.NoIndex && !(t.besideGraph && p.redirected()) {
 			pages = append(pages, p)
 		}
 	}
@@ -106,7 +110,7 @@ func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, no
 
 // index writes p to the index, unless it is marked NoIndex.
 func (t *TextIndexer) index(p *Payload, now time.Time) error {
-	if p.NoIndex {
+	if p.NoIndex || (t.besideGraph && p.redirected()) {
 		return nil
 	}
 	if err := t.indexer.Index(document(p, now)); err != nil {
@@ -118,7 +122,9 @@ func (t *TextIndexer) index(p *Payload, now time.Time) error {
 // document is the index's view of page p, indexed at now.
 func document(p *Payload, now time.Time) *textindex.Document {
 	id, url := p.LinkID, p.URL
-	if p.PageID != uuid.Nil && p.FinalURL != "" {
+	// PageID is read for a redirected page only: for the others the graph
+	// updater may be setting it at this moment (see TextIndexer.besideGraph).
+	if p.redirected() && p.PageID != uuid.Nil {
 		// Stored under its final URL by the graph updater.
 		id, url = p.PageID, p.FinalURL
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/linksrus/linksrus/crawler/robots"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/linkgraph"
+	graphmem "github.com/linksrus/linksrus/linkgraph/memory"
+	indexmem "github.com/linksrus/linksrus/textindex/memory"
 )
 
 // hitLog records the paths a test server was asked for, with the method.
@@ -410,5 +412,45 @@ func TestFetcherRespellingIsNotARedirect(t *testing.T) {
 	p, kept := fetchWith(t, cfg, s.URL+"/a b")
 	if !kept || p.FinalURL != s.URL+"/a b" || len(g.seen) != 1 {
 		t.Fatalf("kept %v FinalURL %q, gate asked %d times", kept, p.FinalURL, len(g.seen))
+	}
+}
+
+// TestRedirectedPageIndexedUnderFinalURL: with the graph and the index
+// written side by side, the index of a redirected page still gets the ID
+// the graph stores it under (its final URL's), and the page is marked
+// retrieved once indexed.
+func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
+	s, _ := redirectSite(t)
+	g := graphmem.New()
+	idx := indexmem.New()
+	cfg := loopbackConfig()
+	cfg.Graph, cfg.Indexer = g, idx
+	c, err := NewCrawler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := &linkgraph.Link{URL: s.URL + "/r/%2Fhome"}
+	if err := g.UpsertLink(start); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Crawl(context.Background(), &sliceLinks{links: []*linkgraph.Link{start}}); n != 1 || err != nil {
+		t.Fatalf("Crawl = %d, %v", n, err)
+	}
+	final := &linkgraph.Link{URL: s.URL + "/home"}
+	if err := g.UpsertLink(final); err != nil {
+		t.Fatal(err)
+	}
+	if final.RetrievedAt.IsZero() {
+		t.Error("the final URL is not marked retrieved")
+	}
+	doc, err := idx.FindByID(final.ID)
+	if err != nil {
+		t.Fatalf("the page is not indexed under its final URL's ID %s: %v", final.ID, err)
+	}
+	if doc.URL != final.URL {
+		t.Errorf("indexed as %q, want %q", doc.URL, final.URL)
+	}
+	if _, err := idx.FindByID(start.ID); err == nil {
+		t.Error("the page is also indexed under the redirecting link's ID")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/linksrus/linksrus/pipeline"
 )
@@ -80,6 +81,32 @@ func BenchmarkBroadcast(b *testing.B) {
 func BenchmarkBatch(b *testing.B) {
 	noop := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error { return nil })
 	benchPipeline(b, pipeline.New(pipeline.Batch(noop, 64, 0)))
+}
+
+// BenchmarkScatterGather: a batch to two stores side by side and back,
+// against the same two one after the other (two Batch stages): the join
+// costs about what one more stage does, and no allocation per payload.
+func BenchmarkScatterGather(b *testing.B) {
+	noop := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error { return nil })
+	b.Run("scatter-gather", func(b *testing.B) {
+		benchPipeline(b, pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{noop, noop}, 64, 0, 1)))
+	})
+	b.Run("sequential", func(b *testing.B) {
+		benchPipeline(b, pipeline.New(pipeline.Batch(noop, 64, 0), pipeline.Batch(noop, 64, 0)))
+	})
+	// Stores that wait (as on an fsync): side by side their waits overlap
+	// within a batch; one after the other, they overlap across batches
+	// only, as a pipeline's stages do.
+	slow := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error {
+		time.Sleep(200 * time.Microsecond)
+		return nil
+	})
+	b.Run("scatter-gather-slow", func(b *testing.B) {
+		benchPipeline(b, pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{slow, slow}, 64, 0, 1)))
+	})
+	b.Run("sequential-slow", func(b *testing.B) {
+		benchPipeline(b, pipeline.New(pipeline.Batch(slow, 64, 0), pipeline.Batch(slow, 64, 0)))
+	})
 }
 
 // The reference shape of the issue: source → 3 pass-through FIFO stages →

@@ -238,3 +238,25 @@ func ExampleBatchPool() {
 	fmt.Println(stored, sink.got, err)
 	// Output: 7 [a b c d e f g] <nil>
 }
+
+func ExampleScatterGather() {
+	// Two stores written side by side; a payload goes on once both have it.
+	var mu sync.Mutex
+	var graph, index []string
+	store := func(dst *[]string) pipeline.BatchProcessor {
+		return pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range batch {
+				*dst = append(*dst, p.(*word).text)
+			}
+			return nil
+		})
+	}
+	stores := []pipeline.BatchProcessor{store(&graph), store(&index)}
+	src := &words{list: strings.Fields("a b c")}
+	sink := &printer{}
+	err := pipeline.New(pipeline.ScatterGather(stores, 8, 0, 1)).Process(context.Background(), src, sink)
+	fmt.Println(graph, index, sink.got, err)
+	// Output: [a b c] [a b c] [a b c] <nil>
+}
