@@ -75,6 +75,10 @@ func TestPolitenessEveryRequest(t *testing.T) {
 		HeadFirst: true,
 		AnyHost:   true,
 		Retry:     fastRetry(),
+		DecorateRequest: func(r *http.Request) error {
+			stampSent(r)
+			return nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
