@@ -97,7 +97,7 @@ func (q *Queue) Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error
 	links = slices.Clone(links)
 	slices.SortFunc(links, func(a, b linkgraph.QueuedLink) int { return compareUUID(a.ID, b.ID) })
 	links = slices.CompactFunc(links, func(a, b linkgraph.QueuedLink) bool { return a.ID == b.ID })
-	ids := make([]uuid.UUID, len(links))
+	ids := make([][16]byte, len(links))
 	hosts := make([]string, len(links))
 	depths := make([]int32, len(links))
 	for i, l := range links {
@@ -265,7 +265,7 @@ func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) 
 	var out []linkgraph.QueuedLink
 	err := q.exec(ctx, "read queued links", func(ctx context.Context) error {
 		out = out[:0]
-		rows, err := q.g.pool.Query(ctx, pullSQL, host, skip, n)
+		rows, err := q.g.pool.Query(ctx, pullSQL, host, rawUUIDs(skip), n)
 		if err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func (q *Queue) Done(ctx context.Context, ids []uuid.UUID) error {
 	ids = slices.Clone(ids)
 	slices.SortFunc(ids, compareUUID)
 	return q.exec(ctx, "remove handled links", func(ctx context.Context) error {
-		_, err := q.g.pool.Exec(ctx, "DELETE FROM crawl_queue WHERE link_id = ANY($1::UUID[])", ids)
+		_, err := q.g.pool.Exec(ctx, "DELETE FROM crawl_queue WHERE link_id = ANY($1::UUID[])", rawUUIDs(ids))
 		return err
 	})
 }
@@ -459,4 +459,15 @@ func compareUUID(a, b uuid.UUID) int {
 		}
 	}
 	return 0
+}
+
+// rawUUIDs returns ids as plain 16-byte arrays, which pgx encodes as
+// binary UUIDs directly (a uuid.UUID goes through its driver.Valuer, as
+// text, element by element).
+func rawUUIDs(ids []uuid.UUID) [][16]byte {
+	out := make([][16]byte, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
 }

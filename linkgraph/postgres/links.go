@@ -77,7 +77,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int { return strings.Compare(b.URLs[x], b.URLs[y]) })
-	ids := make([]uuid.UUID, len(order))
+	ids := make([][16]byte, len(order))
 	urls := make([]string, len(order))
 	ats := make([]time.Time, len(order))
 	for i, j := range order {
