@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
@@ -32,7 +31,9 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	docs = slices.Clone(docs)
 	slices.SortFunc(docs, func(a, b *textindex.Document) int { return bytes.Compare(a.LinkID[:], b.LinkID[:]) })
 	var (
-		ids                  = make([]uuid.UUID, len(docs))
+		// Plain arrays: pgx encodes uuid.UUID through its driver.Valuer,
+		// as text, element by element.
+		ids                  = make([][16]byte, len(docs))
 		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
 		times                = make([]time.Time, len(docs))
 		ranks                = make([]float64, len(docs))
