@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
 )
