@@ -91,7 +91,7 @@ func stages(cfg Config) []pipeline.StageRunner {
 			&TextIndexer{indexer: cfg.Indexer, now: time.Now, besideGraph: true},
 		}
 		marker := NewRetrievalMarker(cfg.Graph)
-		marker.redirects = NewTextIndexer(cfg.Indexer)
+		marker.leftover = NewTextIndexer(cfg.Indexer)
 		s = append(s,
 			pipeline.ScatterGather(stores, cfg.StoreBatchSize, 0, cfg.GraphWriters),
 			// One marker: a mark is one small write per batch, and

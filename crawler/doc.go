@@ -18,8 +18,9 @@
 // every store has it, so a crash in between leaves it due again. Its links
 // reach the graph, and the frontier fed from it, as soon as the graph's
 // half of the stage has stored them, without waiting for the index. (A
-// redirected page is indexed by the marking stage instead: its ID is its
-// final URL's, which only the graph updater learns.)
+// redirected page, or a link the source gave without an ID, is indexed by
+// the marking stage instead: its ID, the final URL's, is what the graph
+// updater learns.)
 // Links and text share the tokenizer's one pass (PageExtractor), which
 // costs less than the second pass it saves; a crawl without an index
 // extracts the links alone (LinkExtractor). Each store stage writes whatever pages have queued up as one

@@ -66,10 +66,11 @@ func NewGraphUpdaterWithoutMark(g Graph) *GraphUpdater {
 type RetrievalMarker struct {
 	graph Graph
 	now   func() time.Time
-	// redirects, if set, indexes the redirected pages of a batch before
-	// they are marked: the indexer that ran beside the graph updater left
-	// them, as only the updater knows their ID (see TextIndexer).
-	redirects *TextIndexer
+	// leftover, if set, indexes the pages of a batch that the indexer
+	// beside the graph updater left (redirected pages, links without an
+	// ID: see leftToMarker) before they are marked, now that the graph
+	// has given them their ID.
+	leftover *TextIndexer
 }
 
 // NewRetrievalMarker returns the stage marking pages retrieved in g.
@@ -89,19 +90,19 @@ func (m *RetrievalMarker) Process(ctx context.Context, pp pipeline.Payload) (pip
 func (m *RetrievalMarker) ProcessBatch(ctx context.Context, batch []pipeline.Payload) error {
 	b := getGraphBatch()
 	defer b.release()
-	var redirected []pipeline.Payload
+	var left []pipeline.Payload
 	for _, pp := range batch {
 		p, err := asPayload(pp)
 		if err != nil {
 			return fmt.Errorf("crawler: mark retrieved: %w", err)
 		}
 		b.pages = append(b.pages, p)
-		if m.redirects != nil && p.redirected() {
-			redirected = append(redirected, p)
+		if m.leftover != nil && leftToMarker(p) {
+			left = append(left, p)
 		}
 	}
-	if len(redirected) > 0 {
-		if err := m.redirects.ProcessBatch(ctx, redirected); err != nil {
+	if len(left) > 0 {
+		if err := m.leftover.ProcessBatch(ctx, left); err != nil {
 			return err
 		}
 	}
@@ -212,6 +213,9 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		if p.redirected() {
 			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
 			b.edges = append(b.edges, linkgraph.Edge{Src: alias, Dst: src})
+			if rr, ok := g.(RedirectRecorder); ok {
+				rr.Redirected(alias, src)
+			}
 		}
 	}
 	for i := range b.edges {

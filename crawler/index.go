@@ -30,11 +30,17 @@ const maxIndexCalls = 16
 type TextIndexer struct {
 	indexer Indexer
 	now     func() time.Time
-	// besideGraph leaves redirected pages alone: the indexer runs beside
-	// the graph updater, which has not yet given them their ID (the
-	// final URL's), and the RetrievalMarker after both indexes them.
+	// besideGraph: the indexer runs beside the graph updater, so a page's
+	// ID in the graph (PageID) is not known yet. It indexes the pages
+	// whose ID the source gave (LinkID) and leaves the others, redirected
+	// pages (stored under their final URL's ID) and links without an ID,
+	// to the RetrievalMarker after both (see leftToMarker).
 	besideGraph bool
 }
+
+// leftToMarker reports the pages an indexer beside the graph leaves to the
+// RetrievalMarker, which indexes them once the graph has their ID.
+func leftToMarker(p *Payload) bool { return p.redirected() || p.LinkID == uuid.Nil }
 
 // NewTextIndexer returns the indexer stage writing to ix.
 func NewTextIndexer(ix Indexer) *TextIndexer {
@@ -62,7 +68,7 @@ func (t *TextIndexer) ProcessBatch(_ context.Context, batch []pipeline.Payload) 
 		if err != nil {
 			return fmt.Errorf("crawler: index: %w", err)
 		}
-		if !p.NoIndex && !(t.besideGraph && p.redirected()) {
+		if !p.NoIndex && !(t.besideGraph && leftToMarker(p)) {
 			pages = append(pages, p)
 		}
 	}
@@ -100,7 +106,7 @@ func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, no
 	}
 	docs := make([]*textindex.Document, len(pages))
 	for n, p := range pages {
-		docs[n] = document(p, now)
+		docs[n] = t.document(p, now)
 	}
 	if err := bi.IndexBatch(docs); err != nil {
 		return fmt.Errorf("crawler: index batch of %d pages: %w", len(docs), err)
@@ -110,23 +116,27 @@ func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, no
 
 // index writes p to the index, unless it is marked NoIndex.
 func (t *TextIndexer) index(p *Payload, now time.Time) error {
-	if p.NoIndex || (t.besideGraph && p.redirected()) {
+	if p.NoIndex || (t.besideGraph && leftToMarker(p)) {
 		return nil
 	}
-	if err := t.indexer.Index(document(p, now)); err != nil {
+	if err := t.indexer.Index(t.document(p, now)); err != nil {
 		return fmt.Errorf("crawler: index %q: %w", p.URL, err)
 	}
 	return nil
 }
 
-// document is the index's view of page p, indexed at now.
-func document(p *Payload, now time.Time) *textindex.Document {
+// document is the index's view of page p, indexed at now: under the ID
+// the graph stores it under (PageID, its final URL's for a redirected
+// page), or, beside the graph, under the source's LinkID, which is the
+// same for the pages that indexer keeps (it never reads PageID, which the
+// graph updater may be setting at that moment).
+func (t *TextIndexer) document(p *Payload, now time.Time) *textindex.Document {
 	id, url := p.LinkID, p.URL
-	// PageID is read for a redirected page only: for the others the graph
-	// updater may be setting it at this moment (see TextIndexer.besideGraph).
-	if p.redirected() && p.PageID != uuid.Nil {
-		// Stored under its final URL by the graph updater.
-		id, url = p.PageID, p.FinalURL
+	if !t.besideGraph && p.PageID != uuid.Nil {
+		id = p.PageID
+		if p.redirected() {
+			url = p.FinalURL
+		}
 	}
 	return &textindex.Document{
 		LinkID:    id,

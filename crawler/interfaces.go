@@ -59,6 +59,17 @@ type BatchGraph interface {
 	ForBatch() Graph
 }
 
+// RedirectRecorder is implemented by a Graph (or the view a BatchGraph
+// gives) that wants to know, before a batch's edges are stored, which page
+// each redirected link led to: the page is stored under its final URL's
+// link, which the caller that handed out the original link may not know
+// (a frontier tracking the depth of the links it queued, say).
+type RedirectRecorder interface {
+	// Redirected reports that the link from was fetched and its body came
+	// from the link to.
+	Redirected(from, to uuid.UUID)
+}
+
 //go:generate mockgen -typed -destination=mocks/indexer.go -package=mocks github.com/linksrus/linksrus/crawler Indexer
 
 // Indexer is the part of a text index the crawler writes to; every

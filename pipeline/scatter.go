@@ -24,9 +24,12 @@ var ErrScatterReplaced = errors.New("pipeline: ScatterGather: a processor replac
 // reads. A processor may drop a payload (set its entry to nil), which drops
 // it for the stage: it goes on only if every processor kept it. Replacing a
 // payload is an error (ErrScatterReplaced), as is any processor's error or
-// panic: it ends the stage and every payload of the batch is marked
-// processed, as with Batch; the other processors' calls on that batch are
-// finished first, so nothing still uses a payload once it is marked.
+// panic: it ends the stage and every original payload of the batch is
+// marked processed by the stage, as with Batch, and any replacement too
+// (so, unlike with Batch, a processor that puts another payload in place
+// must not release the original itself); the other processors' calls on
+// that batch are finished first, so nothing still uses a payload once it
+// is marked.
 //
 // numWorkers batches are gathered and scattered at once (1: one at a time);
 // procs must then be safe for concurrent use, and batches leave in no
@@ -41,10 +44,7 @@ func ScatterGather(procs []BatchProcessor, maxSize int, maxDelay time.Duration, 
 			return batcher{err: fmt.Errorf("%w: ScatterGather: processor %d is nil", ErrInvalidConfig, i)}
 		}
 	}
-	var proc BatchProcessor = procs[0]
-	if len(procs) > 1 {
-		proc = &scatter{procs: append([]BatchProcessor(nil), procs...)}
-	}
+	proc := &scatter{procs: append([]BatchProcessor(nil), procs...)}
 	return newBatcher("ScatterGather", proc, maxSize, maxDelay, numWorkers)
 }
 
@@ -94,6 +94,8 @@ func (s *scatter) ProcessBatch(ctx context.Context, batch []Payload) error {
 	run(0, batch)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
+		// The stage marks the originals; replacements are released here.
+		releaseReplacements(orig, batch, views[1:])
 		return err
 	}
 	if replacedAny(orig, batch, views[1:]) {

@@ -225,3 +225,34 @@ func TestScatterGatherInvalid(t *testing.T) {
 	}
 	l.check(t)
 }
+
+// TestScatterGatherReplaceAndFail: a replacement is released when another
+// processor fails the batch, as when the replacement itself fails it.
+func TestScatterGatherReplaceAndFail(t *testing.T) {
+	var l ledger
+	swap := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		batch[0] = l.newPayload(-1)
+		return nil
+	})
+	fail := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error { return errBoom })
+	p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{fail, swap}, 4, 0, 1))
+	if err := p.Process(context.Background(), &sliceSource{l: &l, n: 10}, &collectSink{}); !errors.Is(err, errBoom) {
+		t.Fatalf("Process = %v, want errBoom", err)
+	}
+	l.check(t)
+}
+
+// TestScatterGatherOneProcessorReplaceIsAnError: the rule holds with a
+// single processor too.
+func TestScatterGatherOneProcessorReplaceIsAnError(t *testing.T) {
+	var l ledger
+	swap := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		batch[0] = l.newPayload(-1)
+		return nil
+	})
+	p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{swap}, 4, 0, 1))
+	if err := p.Process(context.Background(), &sliceSource{l: &l, n: 10}, &collectSink{}); !errors.Is(err, pipeline.ErrScatterReplaced) {
+		t.Fatalf("Process = %v, want ErrScatterReplaced", err)
+	}
+	l.check(t)
+}

@@ -315,8 +315,14 @@ func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error 
 	if err := it.Error(); err != nil {
 		return err
 	}
+	// A cut query's facet links restrict what was searched: added to the
+	// whole query, site:host would fall past the cut.
+	base := a.Query
+	if a.Cut {
+		base = a.Searched
+	}
 	for h, n := range counts {
-		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(a.Query, h), 1)})
+		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(base, h), 1)})
 	}
 	slices.SortFunc(a.Hosts, func(x, y hostCount) int {
 		if x.Count != y.Count {

@@ -6,11 +6,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +330,21 @@ func TestOpenSearch(t *testing.T) {
 	_, _, page := get(t, srv, "/")
 	if !strings.Contains(page, `rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml"`) {
 		t.Error("the home page does not link the description")
+	}
+}
+
+// TestFacetLinkOfCutQuery: the facet link of a query cut by the bounds
+// restricts what was searched (site:host added past the cut would be lost).
+func TestFacetLinkOfCutQuery(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, gophers(3)...)
+	q := "gopher" + strings.Repeat(" gopher", 700)
+	_, _, body := get(t, srv, "/search?q="+url.QueryEscape(q))
+	m := regexp.MustCompile(`<a href="(/search\?q=[^"]*)">b\.example</a>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no facet link for b.example:\n%s", body)
+	}
+	_, _, body = get(t, srv, html.UnescapeString(m[1]))
+	if !strings.Contains(body, "Results 1–1 of 1 for") {
+		t.Errorf("the facet link for b.example does not restrict the cut query:\n%s", body)
 	}
 }

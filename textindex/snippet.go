@@ -165,18 +165,25 @@ func window(text string, toks []token, nwords, width int) (start, end int) {
 		start = max(keep-width/4, 0)
 	}
 	end = min(start+width, len(text))
-	// Onto word boundaries: after a space at the start, before one at
-	// the end; the text is a single-spaced string.
+	// Onto word boundaries: after a space at the start (but not past the
+	// first match shown: failing a space before it, the snippet starts at
+	// the match), before a space at the end; the text is single-spaced.
 	if start > 0 {
-		if sp := strings.IndexByte(text[start:end], ' '); sp >= 0 && sp < width/4 && (keep == 0 || start+sp < keep) {
+		limit := end
+		if keep > start {
+			limit = keep
+		}
+		if sp := strings.IndexByte(text[start:limit], ' '); sp >= 0 && sp < width/4 {
 			start += sp + 1
+		} else if keep > start {
+			start = keep
 		}
 		for start < end && !utf8.RuneStart(text[start]) {
 			start++
 		}
 	}
 	if end < len(text) {
-		if sp := strings.LastIndexByte(text[start:end], ' '); sp > width/2 {
+		if sp := strings.LastIndexByte(text[start:end], ' '); sp > 0 {
 			end = start + sp
 		}
 		for end > start && !utf8.RuneStart(text[end]) {

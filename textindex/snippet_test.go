@@ -98,3 +98,17 @@ func FuzzMakeSnippet(f *testing.F) {
 		}
 	})
 }
+
+// TestMakeSnippetCutsAtWords: a snippet never starts or ends inside a word.
+func TestMakeSnippetCutsAtWords(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	text := long + "-gopher " + strings.Repeat("word ", 100)
+	got := marked(textindex.MakeSnippet(text, textindex.Query{Type: textindex.QueryTypeSearch, Expression: "gopher"}, 80))
+	if !strings.HasPrefix(got, "…[gopher] word") {
+		t.Errorf("snippet = %q, want it to start at the match, not inside the x's", got)
+	}
+	got = marked(textindex.MakeSnippet("gopher "+strings.Repeat("y", 500), textindex.Query{Type: textindex.QueryTypeSearch, Expression: "gopher"}, 80))
+	if got != "[gopher]…" {
+		t.Errorf("snippet = %q, want [gopher]… (no piece of the long word)", got)
+	}
+}

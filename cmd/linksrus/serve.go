@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,11 +103,16 @@ func openIndexForReading(ctx context.Context, sf *storeFlags) (textindex.Indexer
 	if err != nil {
 		return nil, err
 	}
-	if sf.index == "" {
+	switch {
+	case sf.index == "":
 		path := filepath.Join(sf.data, "index.db")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("no index in %s (run \"linksrus crawl\" first, or pass --data, --index)", sf.data)
 		}
+		u += "?mode=ro"
+	case hasScheme(u, "sqlite") && !strings.Contains(u, "?"):
+		// An SQLite index named on the command line is read the same
+		// way; a mistyped path is then an error, not a new empty index.
 		u += "?mode=ro"
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
@@ -188,6 +194,9 @@ func graphStatus(ctx context.Context, g linkgraph.Graph, idx textindex.Indexer) 
 	for it.Next() {
 		l := it.Link()
 		st.Links++
+		if st.Links%4096 == 0 && ctx.Err() != nil {
+			break
+		}
 		if l.RetrievedAt.IsZero() {
 			st.Pending++
 			continue
@@ -195,9 +204,6 @@ func graphStatus(ctx context.Context, g linkgraph.Graph, idx textindex.Indexer) 
 		st.Crawled++
 		if l.RetrievedAt.After(st.LastCrawl) {
 			st.LastCrawl = l.RetrievedAt
-		}
-		if st.Links%4096 == 0 && ctx.Err() != nil {
-			break
 		}
 	}
 	if err := errors.Join(it.Error(), it.Close(), ctx.Err()); err != nil {
@@ -261,7 +267,9 @@ func writeStatusFile(path string, st searchweb.Status) error {
 		return fmt.Errorf("write status file: %w", err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Close()); err != nil {
+	// Readable by a server running as another user, as the index is.
+	cerr := tmp.Chmod(0o644)
+	if err := errors.Join(werr, cerr, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write status file: %w", err)
 	}

@@ -252,4 +252,13 @@ func TestServeRefusesMissingData(t *testing.T) {
 	if _, err := os.Stat(data); err == nil {
 		t.Error("serve created the data directory")
 	}
+	// A mistyped --index is an error too, not a new empty index.
+	typo := filepath.Join(t.TempDir(), "typo", "index.db")
+	r = linksrus(t, nil, "serve", "--data", data, "--index", "sqlite://"+typo, "--listen", "127.0.0.1:0")
+	if r.code == 0 {
+		t.Errorf("serve --index %s: exit 0", typo)
+	}
+	if _, err := os.Stat(typo); err == nil {
+		t.Errorf("serve created %s", typo)
+	}
 }

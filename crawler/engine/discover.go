@@ -52,6 +52,10 @@ type discoveryBatch struct {
 	// candidates holds the not yet retrieved links of the batch, by ID,
 	// until their edges are seen.
 	candidates map[uuid.UUID]linkgraph.Link
+	// via maps a redirected page's ID (its final URL's, which the frontier
+	// never queued) to the link the frontier fetched it for, so that its
+	// links are one hop deeper than that link.
+	via map[uuid.UUID]uuid.UUID
 }
 
 // UpsertLinks implements crawler.Graph.
@@ -93,6 +97,14 @@ func (b *discoveryBatch) UpsertEdges(edges []*linkgraph.Edge) error {
 	return nil
 }
 
+// Redirected implements crawler.RedirectRecorder.
+func (b *discoveryBatch) Redirected(from, to uuid.UUID) {
+	if b.via == nil {
+		b.via = make(map[uuid.UUID]uuid.UUID)
+	}
+	b.via[to] = from
+}
+
 // RemoveStaleEdges implements crawler.Graph.
 func (b *discoveryBatch) RemoveStaleEdges(from uuid.UUID, updatedBefore time.Time) error {
 	return b.g.Graph.RemoveStaleEdges(from, updatedBefore)
@@ -116,6 +128,10 @@ func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
 	depth := 1
 	if d, ok := r.frontier.depthOf(src); ok {
 		depth = d + 1
+	} else if alias, ok := b.via[src]; ok {
+		if d, ok := r.frontier.depthOf(alias); ok {
+			depth = d + 1
+		}
 	}
 	u, err := url.Parse(cand.URL)
 	reason := scope.SkipInvalid

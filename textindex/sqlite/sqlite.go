@@ -150,10 +150,12 @@ var ErrReadOnly = errors.New("sqlite: the index was opened read-only")
 // a directory or file it may not write to.
 //
 // A reader of a WAL database needs to write its shared-memory file
-// (index.db-shm) when the directory allows; in a read-only directory the
-// file is opened as immutable instead, which is right because nobody can
-// be writing to it there, and reads the last checkpointed state (a crawl
-// that ended normally leaves everything checkpointed).
+// (index.db-shm) when the directory allows. In a directory it may not
+// write to, with no write-ahead log left (a crawl that ended normally
+// checkpoints and removes it), the file is opened as immutable, which
+// needs no shared memory; with a log present (a writer, perhaps another
+// user, may be at work) it is read through the existing -shm file, which
+// SQLite allows read-only.
 func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: open %q: file names with '?' or '#' are not supported", path)
@@ -165,7 +167,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
 	}
 	params := "mode=ro&_pragma=busy_timeout(" + busyTimeoutMillis + ")"
-	if !dirWritable(filepath.Dir(path)) {
+	if !dirWritable(filepath.Dir(path)) && walEmpty(path) {
 		params += "&immutable=1"
 	}
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+params)
@@ -178,6 +180,13 @@ func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
 		return nil, errors.Join(fmt.Errorf("sqlite: open %q read-only: %w", path, err), db.Close())
 	}
 	return &Index{db: db}, nil
+}
+
+// walEmpty reports whether the index at path has no write-ahead log to
+// read: none, or an empty one.
+func walEmpty(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return err != nil || fi.Size() == 0
 }
 
 // dirWritable reports whether files can be created in dir, by trying (a
