@@ -23,9 +23,12 @@ deps:
 build:
 	$(GO) build -o bin/linksrus ./cmd/linksrus
 
-## test: every test with the race detector (PostgreSQL suites need LINKSRUS_TEST_PG)
+## test: every test with the race detector (PostgreSQL suites need LINKSRUS_TEST_PG),
+## one package at a time: the politeness tests time requests on loopback
+## servers, and another package's test binaries starving a server's process
+## for tens of milliseconds would blur those times on a 2-core machine
 test:
-	$(GO) test -race -count=1 $(TESTFLAGS) ./...
+	$(GO) test -race -count=1 -p 1 $(TESTFLAGS) ./...
 
 ## lint: go vet and staticcheck
 lint:
