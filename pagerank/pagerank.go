@@ -194,11 +194,35 @@ type Scorer interface {
 	UpdateScore(linkID uuid.UUID, score float64) error
 }
 
-// Write stores every score of r in idx, from workers goroutines at once
-// (16 if workers is 0), and returns the first error. Links without a
-// document in the index get their score recorded for when they are
-// indexed (textindex.Indexer.UpdateScore).
+// BatchScorer is implemented by an index that stores many scores in one
+// call (the sqlite, postgres and memory backends do): Write then uses it,
+// in chunks, instead of one call per link.
+type BatchScorer interface {
+	UpdateScores(ids []uuid.UUID, scores []float64) error
+}
+
+// scoreChunk is how many scores Write hands a BatchScorer per call: one
+// transaction each, and a point to notice a canceled context.
+const scoreChunk = 4096
+
+// Write stores every score of r in idx and returns the first error: in
+// chunks when idx is a BatchScorer, otherwise from workers goroutines at
+// once (16 if workers is 0). Links without a document in the index get
+// their score recorded for when they are indexed
+// (textindex.Indexer.UpdateScore).
 func (r *Result) Write(ctx context.Context, idx Scorer, workers int) error {
+	if bs, ok := idx.(BatchScorer); ok {
+		for from := 0; from < len(r.IDs); from += scoreChunk {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("pagerank: write scores: %w", err)
+			}
+			to := min(from+scoreChunk, len(r.IDs))
+			if err := bs.UpdateScores(r.IDs[from:to], r.Scores[from:to]); err != nil {
+				return fmt.Errorf("pagerank: write scores: %w", err)
+			}
+		}
+		return nil
+	}
 	if workers <= 0 {
 		workers = 16
 	}

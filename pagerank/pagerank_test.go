@@ -209,3 +209,43 @@ func TestWriteAndCancel(t *testing.T) {
 		t.Errorf("damping 1: %v", err)
 	}
 }
+
+// batchScores is a BatchScorer that records its calls.
+type batchScores struct {
+	scores
+	calls int
+	after func(calls int)
+}
+
+func (b *batchScores) UpdateScores(ids []uuid.UUID, s []float64) error {
+	b.calls++
+	for i, id := range ids {
+		b.m[id] = s[i]
+	}
+	if b.after != nil {
+		b.after(b.calls)
+	}
+	return nil
+}
+
+// TestWriteInBatches: an index that takes many scores at once gets them in
+// chunks, every one written; a canceled context stops between chunks.
+func TestWriteInBatches(t *testing.T) {
+	const n = 10_000
+	res := &pagerank.Result{IDs: make([]uuid.UUID, n), Scores: make([]float64, n)}
+	for i := range n {
+		res.IDs[i], res.Scores[i] = uuid.New(), 1/float64(n)
+	}
+	b := &batchScores{scores: scores{m: map[uuid.UUID]float64{}}}
+	if err := res.Write(context.Background(), b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.m) != n || b.calls != 3 {
+		t.Errorf("%d scores in %d calls, want %d in 3", len(b.m), b.calls, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b = &batchScores{scores: scores{m: map[uuid.UUID]float64{}}, after: func(int) { cancel() }}
+	if err := res.Write(ctx, b, 0); !errors.Is(err, context.Canceled) || b.calls != 1 {
+		t.Errorf("Write canceled after the first chunk = %v after %d calls", err, b.calls)
+	}
+}

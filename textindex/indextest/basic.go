@@ -213,3 +213,44 @@ func testUseAfterClose(t *testing.T, idx textindex.Indexer) {
 	}
 	wantErr(t, "Search after Close", err, textindex.ErrClosed)
 }
+
+// batchScorer is UpdateScores, which an index may offer beside
+// UpdateScore for a ranking job's many scores.
+type batchScorer interface {
+	UpdateScores(ids []uuid.UUID, scores []float64) error
+}
+
+// testUpdateScores: UpdateScores sets the score of indexed documents and
+// records it for those not indexed yet, as UpdateScore does for each, and
+// a bad argument writes nothing.
+func testUpdateScores(t *testing.T, idx textindex.Indexer) {
+	bs, ok := idx.(batchScorer)
+	if !ok {
+		t.Skip("the index has no UpdateScores")
+	}
+	a, b := newDoc("A", "alpha"), newDoc("B", "beta")
+	mustIndex(t, idx, a, b)
+	later := uuid.New()
+	if err := bs.UpdateScores([]uuid.UUID{a.LinkID, later, b.LinkID, a.LinkID}, []float64{0.1, 0.3, 0.2, 0.4}); err != nil {
+		t.Fatalf("UpdateScores: %v", err)
+	}
+	for id, want := range map[uuid.UUID]float64{a.LinkID: 0.4, b.LinkID: 0.2} {
+		got, err := idx.FindByID(id)
+		if err != nil || got.PageRank != want {
+			t.Errorf("after UpdateScores: %v, %v; want PageRank %v", got, err, want)
+		}
+	}
+	c := newDoc("C", "gamma")
+	c.LinkID = later
+	mustIndex(t, idx, c)
+	if got, err := idx.FindByID(later); err != nil || got.PageRank != 0.3 {
+		t.Errorf("a document indexed after its score: %v, %v; want PageRank 0.3", got, err)
+	}
+	err := bs.UpdateScores([]uuid.UUID{b.LinkID, uuid.Nil}, []float64{0.9, 0.9})
+	wantErr(t, "UpdateScores with a nil ID", err, textindex.ErrMissingLinkID)
+	err = bs.UpdateScores([]uuid.UUID{b.LinkID}, []float64{math.NaN()})
+	wantErr(t, "UpdateScores with NaN", err, textindex.ErrInvalidScore)
+	if got, _ := idx.FindByID(b.LinkID); got == nil || got.PageRank != 0.2 {
+		t.Errorf("a failed UpdateScores changed a score: %v", got)
+	}
+}

@@ -57,6 +57,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"SearchSyntaxIsBounded", testSearchSyntaxIsBounded},
 		{"SnippetsMarkMatches", testSnippetsMarkMatches},
 		{"Count", testCount},
+		{"UpdateScores", testUpdateScores},
 		{"QuerySyntaxIsText", testQuerySyntaxIsText},
 		{"Paging", testPaging},
 		{"PageRankOrder", testPageRankOrder},

@@ -237,3 +237,25 @@ func (i *Index) Count(context.Context) (uint64, error) {
 	}
 	return uint64(len(i.docs)), nil
 }
+
+// UpdateScores sets the PageRank of many documents, as UpdateScore does
+// for each (ids[i] gets scores[i]): all, or none if any argument is bad.
+func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
+	if len(ids) != len(scores) {
+		return fmt.Errorf("memory: update scores: %d IDs for %d scores", len(ids), len(scores))
+	}
+	for n, id := range ids {
+		if id == uuid.Nil {
+			return fmt.Errorf("memory: update scores: %w", textindex.ErrMissingLinkID)
+		}
+		if math.IsNaN(scores[n]) || math.IsInf(scores[n], 0) {
+			return fmt.Errorf("memory: update scores: %s: %w", id, textindex.ErrInvalidScore)
+		}
+	}
+	for n, id := range ids {
+		if err := i.UpdateScore(id, scores[n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -59,3 +59,39 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	}
 	return nil
 }
+
+// UpdateScores sets the PageRank of many documents at once, as UpdateScore
+// does for each (ids[i] gets scores[i]), in one statement: all or nothing.
+func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
+	if len(ids) != len(scores) {
+		return fmt.Errorf("postgres: update scores: %d IDs for %d scores", len(ids), len(scores))
+	}
+	raw := make([][16]byte, len(ids))
+	for n, id := range ids {
+		if id == uuid.Nil {
+			return fmt.Errorf("postgres: update scores: %w", textindex.ErrMissingLinkID)
+		}
+		if math.IsNaN(scores[n]) || math.IsInf(scores[n], 0) {
+			return fmt.Errorf("postgres: update scores: %s: %w", id, textindex.ErrInvalidScore)
+		}
+		raw[n] = id
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := withRetry(context.Background(), func(ctx context.Context) error {
+		// De-duplicated by the last score given, as one statement may not
+		// update a row twice.
+		_, err := i.pool.Exec(ctx, `
+			INSERT INTO textindex_documents (link_id, page_rank)
+			SELECT DISTINCT ON (link_id) link_id, page_rank
+			FROM unnest($1::UUID[], $2::DOUBLE PRECISION[]) WITH ORDINALITY AS s (link_id, page_rank, n)
+			ORDER BY link_id, n DESC
+			ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`, raw, scores)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: update %d scores: %w", len(ids), err)
+	}
+	return nil
+}
