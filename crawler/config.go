@@ -109,7 +109,8 @@ type Config struct {
 
 	// GraphWriters is how many batches are written to the graph at once,
 	// each by its own worker calling Graph concurrently (a Graph that keeps
-	// state between the calls of one batch implements BatchGraph). 1
+	// state between the calls of one batch implements BatchGraph); with an
+	// Indexer, as many batches go to the index at once, beside them. 1
 	// writes one batch after the other. Default: DefaultGraphWriters.
 	GraphWriters int
 

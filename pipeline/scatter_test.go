@@ -198,10 +198,7 @@ func TestScatterGatherErrors(t *testing.T) {
 // payload; the replacement is released with the rest.
 func TestScatterGatherReplaceIsAnError(t *testing.T) {
 	var l ledger
-	swap := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
-		batch[0] = l.newPayload(-1)
-		return nil
-	})
+	swap := swapFirst(&l)
 	p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{&seenBy{}, swap}, 4, 0, 1))
 	err := p.Process(context.Background(), &sliceSource{l: &l, n: 10}, &collectSink{})
 	if !errors.Is(err, pipeline.ErrScatterReplaced) {
@@ -230,10 +227,7 @@ func TestScatterGatherInvalid(t *testing.T) {
 // processor fails the batch, as when the replacement itself fails it.
 func TestScatterGatherReplaceAndFail(t *testing.T) {
 	var l ledger
-	swap := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
-		batch[0] = l.newPayload(-1)
-		return nil
-	})
+	swap := swapFirst(&l)
 	fail := pipeline.BatchProcessorFunc(func(context.Context, []pipeline.Payload) error { return errBoom })
 	p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{fail, swap}, 4, 0, 1))
 	if err := p.Process(context.Background(), &sliceSource{l: &l, n: 10}, &collectSink{}); !errors.Is(err, errBoom) {
@@ -246,13 +240,19 @@ func TestScatterGatherReplaceAndFail(t *testing.T) {
 // single processor too.
 func TestScatterGatherOneProcessorReplaceIsAnError(t *testing.T) {
 	var l ledger
-	swap := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
-		batch[0] = l.newPayload(-1)
-		return nil
-	})
+	swap := swapFirst(&l)
 	p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{swap}, 4, 0, 1))
 	if err := p.Process(context.Background(), &sliceSource{l: &l, n: 10}, &collectSink{}); !errors.Is(err, pipeline.ErrScatterReplaced) {
 		t.Fatalf("Process = %v, want ErrScatterReplaced", err)
 	}
 	l.check(t)
+}
+
+// swapFirst is a processor that puts a new payload in place of the first
+// of each batch, which ScatterGather forbids.
+func swapFirst(l *ledger) pipeline.BatchProcessor {
+	return pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		batch[0] = l.newPayload(-1)
+		return nil
+	})
 }

@@ -16,8 +16,10 @@
 //	sqlite:relative/path/index.db
 //	postgres://user:pass@host:5432/db?...      textindex/postgres (also postgresql://)
 //
-// Query describes the query language (there is none: expressions are plain
-// text) and the order of results; the conformance suite in
+// Query describes how expressions are read (plain text for match and
+// phrase queries, a small search-box syntax for QueryTypeSearch, never a
+// backend's own query language) and the order of results; MakeSnippet
+// cuts the excerpt a result page shows. The conformance suite in
 // textindex/indextest pins down the behaviour every backend shares.
 package textindex
 
