@@ -21,6 +21,16 @@ import (
 // RetrievedAt or UpdatedAt included. Values passed in and returned are never
 // retained by the graph, so callers cannot change stored state through them.
 //
+// # Validators
+//
+// A link's ETag and LastModified belong to the retrieval its RetrievedAt
+// records. An upsert that stores a new link stores them as given; one that
+// moves a known link's RetrievedAt later replaces them with its own (empty
+// ones included: the server stopped sending them); any other upsert leaves
+// them as they are. Within one UpsertLinks call, the occurrence of a URL
+// with the latest RetrievedAt (the first of equals) brings the validators.
+// On return the caller's value holds the stored validators.
+//
 // # Time
 //
 // Timestamps are stored in UTC with microsecond precision (PostgreSQL's),
@@ -88,6 +98,14 @@ type Graph interface {
 	// RemoveStaleEdges deletes the edges leaving fromID whose UpdatedAt is
 	// before updatedBefore.
 	RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error
+
+	// RefreshEdges sets the UpdatedAt of every edge leaving each of
+	// fromIDs to updatedAt (the graph's clock if zero), where that is
+	// later than the stored one: the pages were fetched again and found
+	// unchanged (a 304 answer to a conditional request), so their edges
+	// were seen again without being upserted one by one. IDs without
+	// edges, or unknown, are no error. One transaction for all of them.
+	RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error
 
 	// Close releases the graph's resources (files, connections). Calls made
 	// after Close return errors; iterators must be closed before the graph.

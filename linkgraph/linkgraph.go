@@ -25,7 +25,9 @@ var (
 
 	// ErrInvalidLink is returned when a link cannot be stored: its URL is
 	// empty, longer than MaxURLLength, not valid UTF-8 or contains a NUL
-	// byte (which no SQL text column accepts).
+	// byte (which no SQL text column accepts), or a validator (ETag,
+	// LastModified) is longer than MaxValidatorLength, not valid UTF-8 or
+	// contains a NUL byte.
 	ErrInvalidLink = errors.New("linkgraph: invalid link")
 
 	// ErrCorrupt is returned (wrapped) by a backend whose stored data is
@@ -39,6 +41,11 @@ var (
 // and it keeps every backend's URL index within its key size limits.
 const MaxURLLength = 2048
 
+// MaxValidatorLength is the longest ETag or LastModified, in bytes, the
+// graph stores. Real validators are a few dozen bytes; the bound keeps a
+// hostile server from making every link row large.
+const MaxValidatorLength = 256
+
 // Link is a URL known to the graph.
 type Link struct {
 	// ID uniquely identifies the link. It is assigned by the graph.
@@ -48,6 +55,13 @@ type Link struct {
 	// RetrievedAt is when the link was last fetched; the zero time means
 	// never.
 	RetrievedAt time.Time
+	// ETag and LastModified are the validators of the response the link
+	// was last retrieved with, as the server sent them (its ETag and
+	// Last-Modified headers), so that the next fetch can be a conditional
+	// request; empty when the server sent none. They travel with
+	// RetrievedAt: see Graph's "Validators".
+	ETag         string
+	LastModified string
 }
 
 // Edge is a directed connection between two links: the page Src links to Dst.

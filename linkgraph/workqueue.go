@@ -20,10 +20,11 @@ type QueuedLink struct {
 	Host string
 	// Depth is the number of hops from the links the crawl started with.
 	Depth int
-	// URL and RetrievedAt are filled in when the link is read back from
-	// the queue.
-	URL         string
-	RetrievedAt time.Time
+	// URL, RetrievedAt and the validators are filled in when the link is
+	// read back from the queue.
+	URL                string
+	RetrievedAt        time.Time
+	ETag, LastModified string
 }
 
 // HostLease is a host handed to one process, which alone may send it

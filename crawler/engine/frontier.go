@@ -495,7 +495,7 @@ func (f *frontier) pushPulled(links []linkgraph.QueuedLink) {
 	defer f.mu.Unlock()
 	for _, q := range links {
 		f.seen.add(q.URL)
-		l := linkgraph.Link{ID: q.ID, URL: q.URL, RetrievedAt: q.RetrievedAt}
+		l := linkgraph.Link{ID: q.ID, URL: q.URL, RetrievedAt: q.RetrievedAt, ETag: q.ETag, LastModified: q.LastModified}
 		if err := f.pushLocked(l, q.Host, q.Depth); err != nil {
 			// The run is over; the link stays queued for the next.
 			f.shared.handedOut(q.Host)

@@ -52,18 +52,25 @@ func (s *spill) write(l linkgraph.Link, depth int) error {
 		lv = &spillLevel{f: f, w: bufio.NewWriterSize(f, 64<<10)}
 		s.levels[li] = lv
 	}
-	var rec [binary.MaxVarintLen64*3 + 16]byte
+	// ID, depth, RetrievedAt, then the URL and the validators (a
+	// recrawled page's, for its conditional request), each after its
+	// length.
+	var rec [binary.MaxVarintLen64*5 + 16]byte
 	b := append(rec[:0], l.ID[:]...)
 	b = binary.AppendUvarint(b, uint64(depth))
 	b = binary.AppendVarint(b, retrievedNanos(l.RetrievedAt))
 	b = binary.AppendUvarint(b, uint64(len(l.URL)))
+	b = binary.AppendUvarint(b, uint64(len(l.ETag)))
+	b = binary.AppendUvarint(b, uint64(len(l.LastModified)))
 	if _, err := lv.w.Write(b); err != nil {
 		return fmt.Errorf("engine: frontier spill: %w", err)
 	}
-	if _, err := lv.w.WriteString(l.URL); err != nil {
-		return fmt.Errorf("engine: frontier spill: %w", err)
+	for _, str := range [...]string{l.URL, l.ETag, l.LastModified} {
+		if _, err := lv.w.WriteString(str); err != nil {
+			return fmt.Errorf("engine: frontier spill: %w", err)
+		}
 	}
-	lv.writeOff += int64(len(b) + len(l.URL))
+	lv.writeOff += int64(len(b) + len(l.URL) + len(l.ETag) + len(l.LastModified))
 	lv.n++
 	s.n++
 	return nil
@@ -124,20 +131,28 @@ func readRecord(r *bufio.Reader) (linkgraph.Link, int, int64, error) {
 		return l, 0, 0, err
 	}
 	size += int64(varintLen(nanos))
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return l, 0, 0, err
+	var lens [3]uint64
+	for i := range lens {
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return l, 0, 0, err
+		}
+		if n > 1<<20 {
+			return l, 0, 0, errors.New("corrupt record")
+		}
+		size += int64(uvarintLen(n))
+		lens[i] = n
 	}
-	if n > 1<<20 {
-		return l, 0, 0, errors.New("corrupt record")
+	var strs [3]string
+	for i, n := range lens {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return l, 0, 0, err
+		}
+		size += int64(n)
+		strs[i] = string(buf)
 	}
-	size += int64(uvarintLen(n))
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return l, 0, 0, err
-	}
-	size += int64(n)
-	l.URL = string(buf)
+	l.URL, l.ETag, l.LastModified = strs[0], strs[1], strs[2]
 	if nanos != 0 {
 		l.RetrievedAt = time.Unix(0, nanos).UTC()
 	}

@@ -73,11 +73,14 @@ var ErrLocked = errors.New("bolt graph: database file is in use by another proce
 //
 //	1  one key per edge, in the bucket "edges" (bucketV1Edges)
 //	2  one record per source page, in the bucket "out" (codec.go)
-const schemaVersion = 2
+//	3  link records may end in the link's validators (codec.go); no data
+//	   changes, but a program of version 2 would read them as part of the
+//	   URL, so it must refuse the file
+const schemaVersion = 3
 
 var (
 	bucketMeta  = []byte("meta")
-	bucketLinks = []byte("links") // link ID -> retrievedAt, URL
+	bucketLinks = []byte("links") // link ID -> retrievedAt, URL, validators
 	bucketURLs  = []byte("urls")  // URL -> link ID
 	bucketOut   = []byte("out")   // src ID -> the source's outgoing edges
 	keyVersion  = []byte("version")
@@ -147,10 +150,11 @@ func initSchema(tx *bbolt.Tx) error {
 	}
 	switch v := meta.Get(keyVersion); {
 	case len(v) == 1 && v[0] == schemaVersion:
-	case v == nil, len(v) == 1 && v[0] == 1:
+	case v == nil, len(v) == 1 && (v[0] == 1 || v[0] == 2):
 		// A new file, or one of version 1 whose edges Open migrates
-		// next. The version is raised first, so that a program that
-		// knows only version 1 refuses a file it would half see.
+		// next, or of version 2, which is a valid file of version 3.
+		// The version is raised first, so that a program that knows
+		// only an older version refuses a file it would half see.
 		if err := meta.Put(keyVersion, []byte{schemaVersion}); err != nil {
 			return fmt.Errorf("write schema version: %w", err)
 		}

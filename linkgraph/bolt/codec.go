@@ -18,11 +18,22 @@ func putTime(b []byte, t time.Time) { binary.BigEndian.PutUint64(b, uint64(t.Uni
 
 func getTime(b []byte) time.Time { return time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC() }
 
-// link value: 8 bytes retrievedAt, then the URL.
-func encodeLink(retrievedAt time.Time, url string) []byte {
-	v := make([]byte, 8+len(url))
+// link value: 8 bytes retrievedAt, then the URL and, if the link has an
+// ETag or a LastModified, a NUL, the ETag, a NUL and the LastModified.
+// Neither a URL nor a validator holds a NUL (linkgraph.ErrInvalidLink), and
+// a link without validators (most of them: every link not yet retrieved)
+// is stored as in schema version 2.
+func encodeLink(retrievedAt time.Time, url, etag, lastModified string) []byte {
+	n := 8 + len(url)
+	if etag != "" || lastModified != "" {
+		n += 2 + len(etag) + len(lastModified)
+	}
+	v := make([]byte, 8, n)
 	putTime(v, retrievedAt)
-	copy(v[8:], url)
+	v = append(v, url...)
+	if etag != "" || lastModified != "" {
+		v = append(append(append(append(v, 0), etag...), 0), lastModified...)
+	}
 	return v
 }
 
@@ -30,7 +41,18 @@ func decodeLink(k, v []byte) (*linkgraph.Link, error) {
 	if len(k) != 16 || len(v) < 8 {
 		return nil, fmt.Errorf("corrupt link record (key %d bytes, value %d bytes)", len(k), len(v))
 	}
-	return &linkgraph.Link{ID: uuid.UUID(k), URL: string(v[8:]), RetrievedAt: getTime(v)}, nil
+	l := &linkgraph.Link{ID: uuid.UUID(k), RetrievedAt: getTime(v)}
+	rest := v[8:]
+	url, val, hasVal := bytes.Cut(rest, []byte{0})
+	l.URL = string(url)
+	if hasVal {
+		etag, lm, ok := bytes.Cut(val, []byte{0})
+		if !ok {
+			return nil, fmt.Errorf("corrupt link record %x: validators without their separator", k)
+		}
+		l.ETag, l.LastModified = string(etag), string(lm)
+	}
+	return l, nil
 }
 
 // Edges are stored as one record per source page, so that writing a page's

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -153,6 +154,51 @@ func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) erro
 	}
 	if err != nil {
 		return fmt.Errorf("bolt graph: remove stale edges from %s: %w", fromID, err)
+	}
+	return nil
+}
+
+// RefreshEdges implements linkgraph.Graph.
+func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
+	if updatedAt.IsZero() {
+		updatedAt = time.Now()
+	}
+	at := graphutil.Timestamp(updatedAt).UnixMicro()
+	// Sorted, so that the records are rewritten in key order (see
+	// upsertLinks on bbolt and random-order writes).
+	ids := slices.Clone(fromIDs)
+	slices.SortFunc(ids, graphutil.Compare)
+	ids = slices.Compact(ids)
+	err := g.db.update(func(tx *bbolt.Tx) error {
+		out := tx.Bucket(bucketOut)
+		for _, src := range ids {
+			rec, err := readEdgeRecord(tx, src)
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				continue
+			}
+			var fresh edgeRecord // allocated on the first entry to change
+			for i := range rec.len() {
+				if rec.micros(i) >= at {
+					continue
+				}
+				if fresh == nil {
+					fresh = slices.Clone(rec)
+				}
+				binary.BigEndian.PutUint64(fresh[i*edgeEntrySize+16:], uint64(at))
+			}
+			if fresh != nil {
+				if err := out.Put(src[:], fresh); err != nil {
+					return fmt.Errorf("write edges of %s: %w", src, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bolt graph: refresh edges: %w", err)
 	}
 	return nil
 }

@@ -40,20 +40,17 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	if len(b.URLs) == 0 {
 		return nil
 	}
-	ids := make([]uuid.UUID, len(b.URLs))
-	at := make([]time.Time, len(b.URLs))
+	stored := make([]linkgraph.Link, len(b.URLs))
 	// Most links a crawled page yields are known already. A write
 	// transaction costs an fsync even when it changes nothing, so look
 	// first; links are never deleted and RetrievedAt only grows, so what
 	// the read finds stays true.
-	known, err := g.lookupLinks(b, ids, at)
+	known, err := g.lookupLinks(b, stored)
 	if err != nil {
 		return err
 	}
 	if known {
-		for i, l := range links {
-			l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
-		}
+		setStored(links, b, stored)
 		return nil
 	}
 	// bbolt serialises writers, so two upserts of one URL cannot both miss
@@ -82,14 +79,14 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 					return fmt.Errorf("corrupt URL index entry for %q", u)
 				}
 				id := uuid.UUID(v)
-				stored, err := decodeLink(id[:], linksB.Get(id[:]))
+				l, err := decodeLink(id[:], linksB.Get(id[:]))
 				if err != nil {
 					return fmt.Errorf("link %s: %w", id, err)
 				}
-				ids[i], at[i] = id, stored.RetrievedAt
-				if b.RetrievedAt[i].After(stored.RetrievedAt) {
-					at[i] = b.RetrievedAt[i]
-					puts = append(puts, linkPut{id, encodeLink(at[i], u)})
+				stored[i] = *l
+				if b.RetrievedAt[i].After(l.RetrievedAt) {
+					stored[i].RetrievedAt, stored[i].ETag, stored[i].LastModified = b.RetrievedAt[i], b.ETag[i], b.LastModified[i]
+					puts = append(puts, linkPut{id, encodeLink(b.RetrievedAt[i], u, b.ETag[i], b.LastModified[i])})
 				}
 				continue
 			}
@@ -97,8 +94,8 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 			if err := urlsB.Put(key, id[:]); err != nil {
 				return fmt.Errorf("index link: %w", err)
 			}
-			puts = append(puts, linkPut{id, encodeLink(b.RetrievedAt[i], u)})
-			ids[i], at[i] = id, b.RetrievedAt[i]
+			puts = append(puts, linkPut{id, encodeLink(b.RetrievedAt[i], u, b.ETag[i], b.LastModified[i])})
+			stored[i] = linkgraph.Link{ID: id, URL: u, RetrievedAt: b.RetrievedAt[i], ETag: b.ETag[i], LastModified: b.LastModified[i]}
 		}
 		slices.SortFunc(puts, func(x, y linkPut) int { return bytes.Compare(x.id[:], y.id[:]) })
 		for _, p := range puts {
@@ -111,15 +108,22 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	if err != nil {
 		return err
 	}
-	for i, l := range links {
-		l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
-	}
+	setStored(links, b, stored)
 	return nil
 }
 
-// lookupLinks fills ids and at from the store and reports whether every
-// link of b exists with a RetrievedAt no older than b asks for.
-func (g *Graph) lookupLinks(b *graphutil.LinkBatch, ids []uuid.UUID, at []time.Time) (bool, error) {
+// setStored hands the stored links back to the caller's values.
+func setStored(links []*linkgraph.Link, b *graphutil.LinkBatch, stored []linkgraph.Link) {
+	for i, l := range links {
+		s := &stored[b.Index[i]]
+		l.ID, l.RetrievedAt, l.ETag, l.LastModified = s.ID, s.RetrievedAt, s.ETag, s.LastModified
+	}
+}
+
+// lookupLinks fills stored from the store and reports whether every link
+// of b exists with a RetrievedAt no older than b asks for (so that the
+// upsert would change nothing).
+func (g *Graph) lookupLinks(b *graphutil.LinkBatch, stored []linkgraph.Link) (bool, error) {
 	complete := true
 	err := g.db.view(func(tx *bbolt.Tx) error {
 		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
@@ -129,15 +133,15 @@ func (g *Graph) lookupLinks(b *graphutil.LinkBatch, ids []uuid.UUID, at []time.T
 				complete = false
 				return nil
 			}
-			stored, err := decodeLink(v, linksB.Get(v))
+			l, err := decodeLink(v, linksB.Get(v))
 			if err != nil {
 				return fmt.Errorf("link %x: %w", v, err)
 			}
-			if b.RetrievedAt[i].After(stored.RetrievedAt) {
+			if b.RetrievedAt[i].After(l.RetrievedAt) {
 				complete = false
 				return nil
 			}
-			ids[i], at[i] = stored.ID, stored.RetrievedAt
+			stored[i] = *l
 		}
 		return nil
 	})

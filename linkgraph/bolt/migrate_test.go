@@ -155,8 +155,8 @@ func TestMigrateV1(t *testing.T) {
 }
 
 // A migration cut short after some transactions: the file is refused by a
-// program that knows only version 1 (its version says 2), and the next
-// Open finishes the migration.
+// program that knows only version 1 (its version is already the new one),
+// and the next Open finishes the migration.
 func TestMigrateV1Interrupted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "graph.db")
 	edges := writeV1File(t, path, 200, 12)
@@ -180,8 +180,8 @@ func TestMigrateV1Interrupted(t *testing.T) {
 		}
 	}
 	err = db.View(func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get(keyVersion); len(v) != 1 || v[0] != 2 {
-			t.Errorf("half-migrated file has version %v, want 2", v)
+		if v := tx.Bucket(bucketMeta).Get(keyVersion); len(v) != 1 || v[0] != schemaVersion {
+			t.Errorf("half-migrated file has version %v, want %d", v, schemaVersion)
 		}
 		if tx.Bucket(bucketMeta).Get(keyMigrated) == nil {
 			t.Errorf("half-migrated file has no progress key")
@@ -245,5 +245,69 @@ func TestNewerSchemaRefused(t *testing.T) {
 			g.Close()
 		}
 		t.Fatalf("Open of a newer file: %v, want it refused", err)
+	}
+}
+
+// A file of version 2 (link records without validators) is a valid file of
+// version 3: Open raises its version, its links read back with no
+// validators, and new retrievals store theirs.
+func TestOpenV2File(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	g, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &linkgraph.Link{URL: "https://v2.example/", RetrievedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if err := g.UpsertLink(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		// The record as version 2 wrote it: time and URL only.
+		if err := tx.Bucket(bucketLinks).Put(l.ID[:], encodeLink(l.RetrievedAt, l.URL, "", "")); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyVersion, []byte{2})
+	})
+	if err == nil {
+		err = db.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	g, err = Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("open a version 2 file: %v", err)
+	}
+	defer g.Close()
+	got, err := g.FindLink(l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.URL != l.URL || got.ETag != "" || got.LastModified != "" {
+		t.Fatalf("version 2 link read back as %+v", got)
+	}
+	next := &linkgraph.Link{URL: l.URL, RetrievedAt: l.RetrievedAt.Add(time.Hour), ETag: `"x"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}
+	if err := g.UpsertLink(next); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = g.FindLink(l.ID); err != nil || got.ETag != `"x"` || got.LastModified != next.LastModified || got.URL != l.URL {
+		t.Fatalf("after a retrieval with validators: %+v, %v", got, err)
+	}
+	err = g.db.view(func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyVersion); len(v) != 1 || v[0] != schemaVersion {
+			t.Errorf("schema version %v after Open, want %d", v, schemaVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -177,4 +177,7 @@ func testClosedGraph(t *testing.T, g linkgraph.Graph) {
 	if err := g.RemoveStaleEdges(l.ID, base); err == nil {
 		t.Errorf("RemoveStaleEdges after Close succeeded")
 	}
+	if err := g.RefreshEdges([]uuid.UUID{l.ID}, base); err == nil {
+		t.Errorf("RefreshEdges after Close succeeded")
+	}
 }

@@ -45,6 +45,30 @@ type link struct {
 	id          uuid.UUID
 	url         string
 	retrievedAt time.Time
+	// val holds the link's ETag and LastModified; nil when both are
+	// empty, as they are for every link not yet retrieved.
+	val *[2]string
+}
+
+// validators returns the link's ETag and LastModified.
+func (l *link) validators() (etag, lastModified string) {
+	if l.val == nil {
+		return "", ""
+	}
+	return l.val[0], l.val[1]
+}
+
+func (l *link) setValidators(etag, lastModified string) {
+	if etag == "" && lastModified == "" {
+		l.val = nil
+		return
+	}
+	l.val = &[2]string{etag, lastModified}
+}
+
+func (l *link) public() linkgraph.Link {
+	etag, lm := l.validators()
+	return linkgraph.Link{ID: l.id, URL: l.url, RetrievedAt: l.retrievedAt, ETag: etag, LastModified: lm}
 }
 
 // edge is the stored form of an edge, kept with its source: the number of
@@ -127,8 +151,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(b.URLs))
-	at := make([]time.Time, len(b.URLs))
+	stored := make([]linkgraph.Link, len(b.URLs))
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
@@ -140,17 +163,20 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 			n = uint32(len(g.links))
 			id := uuid.New()
 			g.links = append(g.links, link{id: id, url: u, retrievedAt: b.RetrievedAt[i]})
+			g.links[n].setValidators(b.ETag[i], b.LastModified[i])
 			g.out = append(g.out, nil)
 			g.byURL[u] = n
 			g.byID[id] = n
+		} else if l := &g.links[n]; b.RetrievedAt[i].After(l.retrievedAt) {
+			l.retrievedAt = b.RetrievedAt[i]
+			l.setValidators(b.ETag[i], b.LastModified[i])
 		}
-		stored := &g.links[n]
-		stored.retrievedAt = graphutil.Later(stored.retrievedAt, b.RetrievedAt[i])
-		ids[i], at[i] = stored.id, stored.retrievedAt
+		stored[i] = g.links[n].public()
 	}
 	g.mu.Unlock()
 	for i, l := range links {
-		l.ID, l.RetrievedAt = ids[b.Index[i]], at[b.Index[i]]
+		s := &stored[b.Index[i]]
+		l.ID, l.RetrievedAt, l.ETag, l.LastModified = s.ID, s.RetrievedAt, s.ETag, s.LastModified
 	}
 	return nil
 }
@@ -166,8 +192,8 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 	if !ok {
 		return nil, fmt.Errorf("memory graph: find link %s: %w", id, linkgraph.ErrNotFound)
 	}
-	l := g.links[n]
-	return &linkgraph.Link{ID: id, URL: l.url, RetrievedAt: l.retrievedAt}, nil
+	l := g.links[n].public()
+	return &l, nil
 }
 
 // Links implements linkgraph.Graph. It copies the matching links when
@@ -181,9 +207,9 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	}
 	var out []linkgraph.Link
 	if !graphutil.EmptyRange(fromID, toID) {
-		for _, l := range g.links {
-			if graphutil.InRange(l.id, fromID, toID) && l.retrievedAt.Before(before) {
-				out = append(out, linkgraph.Link{ID: l.id, URL: l.url, RetrievedAt: l.retrievedAt})
+		for i := range g.links {
+			if l := &g.links[i]; graphutil.InRange(l.id, fromID, toID) && l.retrievedAt.Before(before) {
+				out = append(out, l.public())
 			}
 		}
 	}
@@ -321,6 +347,31 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 		return graphutil.Compare(a.Dst, b.Dst)
 	})
 	return &edgeIterator{edges: out, pos: -1}, nil
+}
+
+// RefreshEdges implements linkgraph.Graph.
+func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
+	if updatedAt.IsZero() {
+		updatedAt = time.Now()
+	}
+	at := graphutil.Timestamp(updatedAt).UnixMicro()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return fmt.Errorf("memory graph: refresh edges: %w", errClosed)
+	}
+	for _, id := range fromIDs {
+		s, ok := g.byID[id]
+		if !ok {
+			continue
+		}
+		for i := range g.out[s] {
+			if e := &g.out[s][i]; e.updatedAt() < at {
+				e.setUpdatedAt(at)
+			}
+		}
+	}
+	return nil
 }
 
 // RemoveStaleEdges implements linkgraph.Graph.

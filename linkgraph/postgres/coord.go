@@ -249,7 +249,7 @@ func (q *Queue) Release(ctx context.Context, worker uuid.UUID, host string, wait
 }
 
 const pullSQL = `
-SELECT q.link_id, q.depth, l.url, l.retrieved_at
+SELECT q.link_id, q.depth, l.url, l.retrieved_at, l.etag, l.last_modified
 FROM crawl_queue q JOIN links l ON l.id = q.link_id
 WHERE q.host = $1 AND NOT (q.link_id = ANY($2::UUID[]))
 ORDER BY q.depth, q.queued_at
@@ -273,7 +273,7 @@ func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) 
 		for rows.Next() {
 			l := linkgraph.QueuedLink{Host: host}
 			var depth int32
-			if err := rows.Scan(&l.ID, &depth, &l.URL, &l.RetrievedAt); err != nil {
+			if err := rows.Scan(&l.ID, &depth, &l.URL, &l.RetrievedAt, &l.ETag, &l.LastModified); err != nil {
 				return err
 			}
 			l.Depth = int(depth)

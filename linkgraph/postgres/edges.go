@@ -154,6 +154,30 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	return graphutil.EdgeIterator{Pager: pager(g, "edges", graphutil.EmptyRange(fromID, toID), fetch)}, nil
 }
 
+// RefreshEdges implements linkgraph.Graph. The WHERE clause leaves alone the
+// edges already as new, so that refreshing twice writes nothing the second
+// time.
+func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
+	if err := g.check(); err != nil {
+		return fmt.Errorf("postgres graph: refresh edges: %w", err)
+	}
+	if len(fromIDs) == 0 {
+		return nil
+	}
+	if updatedAt.IsZero() {
+		updatedAt = time.Now()
+	}
+	at := graphutil.Timestamp(updatedAt)
+	err := retry(g.ctx, func(ctx context.Context) error {
+		_, err := g.pool.Exec(ctx, "UPDATE edges SET updated_at = $2 WHERE src = ANY($1::UUID[]) AND updated_at < $2", rawUUIDs(fromIDs), at)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres graph: refresh edges: %w", err)
+	}
+	return nil
+}
+
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
 	if err := g.check(); err != nil {

@@ -15,30 +15,31 @@ import (
 )
 
 // upsertLinksSQL inserts a batch and, for URLs already present, keeps the
-// later retrieved_at. Rows whose retrieved_at would not change are not
-// rewritten (most links of a crawl are found again and again, and an
-// update writes a new row version and its index entries): DO UPDATE … WHERE
-// only locks them, so that a concurrent upsert of the same URL waits and
-// then sees this ID. The second half of the statement reads back those
-// rows; a row that a concurrent transaction committed after this
+// later retrieved_at, with its validators. Rows whose retrieved_at would not
+// change are not rewritten (most links of a crawl are found again and
+// again, and an update writes a new row version and its index entries): DO
+// UPDATE … WHERE only locks them, so that a concurrent upsert of the same
+// URL waits and then sees this ID. The second half of the statement reads
+// back those rows; a row that a concurrent transaction committed after this
 // statement's snapshot is invisible to it, and upsertLinks reads it again.
 const upsertLinksSQL = `
-WITH input (id, url, retrieved_at) AS (
-	SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[])
+WITH input (id, url, retrieved_at, etag, last_modified) AS (
+	SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[], $4::TEXT[], $5::TEXT[])
 ), changed AS (
-	INSERT INTO links (id, url, retrieved_at)
-	SELECT id, url, retrieved_at FROM input
-	ON CONFLICT (url) DO UPDATE SET retrieved_at = excluded.retrieved_at
+	INSERT INTO links (id, url, retrieved_at, etag, last_modified)
+	SELECT id, url, retrieved_at, etag, last_modified FROM input
+	ON CONFLICT (url) DO UPDATE SET retrieved_at = excluded.retrieved_at,
+		etag = excluded.etag, last_modified = excluded.last_modified
 		WHERE links.retrieved_at < excluded.retrieved_at
-	RETURNING id, url, retrieved_at
+	RETURNING id, url, retrieved_at, etag, last_modified
 )
-SELECT id, url, retrieved_at FROM changed
+SELECT id, url, retrieved_at, etag, last_modified FROM changed
 UNION ALL
-SELECT l.id, l.url, l.retrieved_at FROM links l JOIN input i ON l.url = i.url
+SELECT l.id, l.url, l.retrieved_at, l.etag, l.last_modified FROM links l JOIN input i ON l.url = i.url
 WHERE NOT EXISTS (SELECT 1 FROM changed c WHERE c.url = l.url)`
 
 // readLinksSQL reads the rows upsertLinksSQL could not see.
-const readLinksSQL = `SELECT id, url, retrieved_at FROM links WHERE url = ANY($1::TEXT[])`
+const readLinksSQL = `SELECT id, url, retrieved_at, etag, last_modified FROM links WHERE url = ANY($1::TEXT[])`
 
 // UpsertLink implements linkgraph.Graph.
 func (g *Graph) UpsertLink(l *linkgraph.Link) error {
@@ -80,12 +81,15 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	ids := make([][16]byte, len(order))
 	urls := make([]string, len(order))
 	ats := make([]time.Time, len(order))
+	etags := make([]string, len(order))
+	lastMods := make([]string, len(order))
 	for i, j := range order {
 		ids[i], urls[i], ats[i] = uuid.New(), b.URLs[j], b.RetrievedAt[j]
+		etags[i], lastMods[i] = b.ETag[j], b.LastModified[j]
 	}
 
 	byURL := make(map[string]storedLink, len(urls))
-	if err := g.readLinks(byURL, upsertLinksSQL, ids, urls, ats); err != nil {
+	if err := g.readLinks(byURL, upsertLinksSQL, ids, urls, ats, etags, lastMods); err != nil {
 		return err
 	}
 	var missing []string
@@ -105,18 +109,21 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		if !ok {
 			return fmt.Errorf("database returned no row for %q", l.URL)
 		}
-		l.ID, l.RetrievedAt = s.id, s.at
+		l.ID, l.RetrievedAt, l.ETag, l.LastModified = s.id, s.at, s.etag, s.lastModified
 	}
 	return nil
 }
 
-// storedLink is a link's ID and retrieval time as the database has them.
+// storedLink is a link's ID, retrieval time and validators as the database
+// has them.
 type storedLink struct {
-	id uuid.UUID
-	at time.Time
+	id                 uuid.UUID
+	at                 time.Time
+	etag, lastModified string
 }
 
-// readLinks runs query, which returns id, url and retrieved_at rows, and
+// readLinks runs query, which returns id, url, retrieved_at, etag and
+// last_modified rows, and
 // adds them to byURL. The query is retried as a whole; only the rows of the
 // attempt that succeeds are kept.
 func (g *Graph) readLinks(byURL map[string]storedLink, query string, args ...any) error {
@@ -128,7 +135,7 @@ func (g *Graph) readLinks(byURL map[string]storedLink, query string, args ...any
 			return err
 		}
 		var r storedURL
-		_, err = pgx.ForEachRow(rows, []any{&r.id, &r.url, &r.at}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&r.id, &r.url, &r.at, &r.etag, &r.lastModified}, func() error {
 			got = append(got, r)
 			return nil
 		})
@@ -138,15 +145,16 @@ func (g *Graph) readLinks(byURL map[string]storedLink, query string, args ...any
 		return err
 	}
 	for _, r := range got {
-		byURL[r.url] = storedLink{r.id, r.at.UTC()}
+		byURL[r.url] = storedLink{r.id, r.at.UTC(), r.etag, r.lastModified}
 	}
 	return nil
 }
 
 type storedURL struct {
-	id  uuid.UUID
-	url string
-	at  time.Time
+	id                 uuid.UUID
+	url                string
+	at                 time.Time
+	etag, lastModified string
 }
 
 // FindLink implements linkgraph.Graph.
@@ -156,7 +164,7 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 	}
 	l := &linkgraph.Link{ID: id}
 	err := retry(g.ctx, func(ctx context.Context) error {
-		return g.pool.QueryRow(ctx, "SELECT url, retrieved_at FROM links WHERE id = $1", id).Scan(&l.URL, &l.RetrievedAt)
+		return g.pool.QueryRow(ctx, "SELECT url, retrieved_at, etag, last_modified FROM links WHERE id = $1", id).Scan(&l.URL, &l.RetrievedAt, &l.ETag, &l.LastModified)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("postgres graph: find link %s: %w", id, linkgraph.ErrNotFound)
@@ -178,7 +186,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	if toID != uuid.Nil {
 		upper = " AND id < $4"
 	}
-	first := "SELECT id, url, retrieved_at FROM links WHERE id >= $1 AND retrieved_at < $2" + upper + " ORDER BY id LIMIT $3"
+	first := "SELECT id, url, retrieved_at, etag, last_modified FROM links WHERE id >= $1 AND retrieved_at < $2" + upper + " ORDER BY id LIMIT $3"
 	rest := strings.Replace(first, "id >= $1", "id > $1", 1)
 	fetch := func(ctx context.Context, last *linkgraph.Link) ([]*linkgraph.Link, error) {
 		query, cursor := first, fromID
@@ -195,7 +203,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 		}
 		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*linkgraph.Link, error) {
 			l := new(linkgraph.Link)
-			err := row.Scan(&l.ID, &l.URL, &l.RetrievedAt)
+			err := row.Scan(&l.ID, &l.URL, &l.RetrievedAt, &l.ETag, &l.LastModified)
 			l.RetrievedAt = l.RetrievedAt.UTC()
 			return l, err
 		})

@@ -49,6 +49,21 @@ func ValidateLink(link *linkgraph.Link) error {
 	case strings.IndexByte(link.URL, 0) >= 0:
 		return fmt.Errorf("URL %q contains a NUL byte: %w", link.URL, linkgraph.ErrInvalidLink)
 	}
+	if err := validateValidator("ETag", link.ETag); err != nil {
+		return err
+	}
+	return validateValidator("LastModified", link.LastModified)
+}
+
+func validateValidator(name, v string) error {
+	switch {
+	case len(v) > linkgraph.MaxValidatorLength:
+		return fmt.Errorf("%s of %d bytes is longer than %d: %w", name, len(v), linkgraph.MaxValidatorLength, linkgraph.ErrInvalidLink)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("%s %q is not valid UTF-8: %w", name, v, linkgraph.ErrInvalidLink)
+	case strings.IndexByte(v, 0) >= 0:
+		return fmt.Errorf("%s %q contains a NUL byte: %w", name, v, linkgraph.ErrInvalidLink)
+	}
 	return nil
 }
 
@@ -81,6 +96,9 @@ func EmptyRange(from, to uuid.UUID) bool {
 type LinkBatch struct {
 	URLs        []string
 	RetrievedAt []time.Time
+	// ETag and LastModified are the validators of the occurrence that
+	// brought RetrievedAt (see linkgraph.Graph, "Validators").
+	ETag, LastModified []string
 	// Index maps each input position to its entry.
 	Index []int
 }
@@ -101,8 +119,11 @@ func DedupLinks(links []*linkgraph.Link) (*LinkBatch, error) {
 			seen[l.URL] = j
 			b.URLs = append(b.URLs, l.URL)
 			b.RetrievedAt = append(b.RetrievedAt, at)
+			b.ETag = append(b.ETag, l.ETag)
+			b.LastModified = append(b.LastModified, l.LastModified)
 		} else if at.After(b.RetrievedAt[j]) {
 			b.RetrievedAt[j] = at
+			b.ETag[j], b.LastModified[j] = l.ETag, l.LastModified
 		}
 		b.Index[i] = j
 	}
