@@ -31,6 +31,9 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract page: %w", err)
 	}
+	if p.Unchanged {
+		return p, nil // its links and text are stored already
+	}
 	base, err := pageURL(p)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
@@ -45,6 +46,15 @@ import (
 // request on). Any other getter may follow redirects on its own; the
 // Fetcher then checks at least the URL it ended at.
 //
+// A page with validators from its last retrieval (Payload.ETag,
+// Payload.LastModified) is requested conditionally (If-None-Match,
+// If-Modified-Since) when the crawl's graph can refresh edges
+// (EdgeRefresher): a 304 answer ends the fetch with Payload.Unchanged set
+// and nothing downloaded, and the page goes on to the stores, which only
+// refresh its times. Validators go only with the request for the page's
+// own URL (the first, HEAD or GET): they belong to it, not to a redirect's
+// target. A 304 to a request without them is an HTTP status like any other.
+//
 // The Fetcher also makes the HEAD of Config.HeadFirst and the retries of
 // Config.Retry itself, so that each request is a step it can stop at: with
 // a Config.Scheduler, every request starts only when the scheduler's Begin
@@ -62,6 +72,7 @@ type Fetcher struct {
 	headFirst    bool
 	retry        *RetryPolicy // nil: no retries
 	sched        RequestScheduler
+	conditional  bool // send the pages' validators (the graph can refresh edges)
 	jitter       func() float64
 }
 
@@ -100,6 +111,7 @@ func newFetcher(cfg Config) *Fetcher {
 		policy, _ := cfg.Retry.withDefaults()
 		f.retry = &policy
 	}
+	_, f.conditional = cfg.Graph.(EdgeRefresher)
 	return f
 }
 
@@ -200,6 +212,19 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.FetchedAt = time.Now()
 	p.StatusCode = res.StatusCode
 	p.ContentType = res.Header.Get("Content-Type")
+	if res.StatusCode == http.StatusNotModified && p.fs.conditional {
+		// RFC 9110, 15.4.5: a 304 carries the validators a 200 would
+		// have; where it leaves one out, the stored one still holds.
+		if v, ok := validator(res.Header, "ETag"); ok {
+			p.ETag = v
+		}
+		if v, ok := validator(res.Header, "Last-Modified"); ok {
+			p.LastModified = v
+		}
+		p.Unchanged = true
+		p.Body = p.Body[:0]
+		return true
+	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		p.skip(ReasonHTTPStatus, nil)
 		return false
@@ -213,6 +238,10 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		return false
 	}
 	p.NoIndex, p.noFollow = robotsDirectives(res.Header.Values("X-Robots-Tag"))
+	// The new retrieval's validators replace the old ones, absent ones
+	// too: a server that stopped sending them gets plain requests.
+	p.ETag, _ = validator(res.Header, "ETag")
+	p.LastModified, _ = validator(res.Header, "Last-Modified")
 
 	var err error
 	p.Body, err = readBounded(p.Body[:0], res.Body, f.maxBody+1, res.ContentLength)
@@ -244,14 +273,23 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 
 // send builds the request (GET or HEAD) for target, with the fetch's context, headers
 // and decorator, and sends it. It also returns the request's URL as
-// net/url writes it.
-func (f *Fetcher) send(fctx context.Context, method, target string) (*http.Response, string, error) {
+// net/url writes it. cond, if not nil, is the page whose validators make
+// the request conditional.
+func (f *Fetcher) send(fctx context.Context, method, target string, cond *Payload) (*http.Response, string, error) {
 	req, err := http.NewRequestWithContext(fctx, method, target, nil)
 	if err != nil {
 		return nil, "", Skip(ReasonInvalidURL, err)
 	}
 	req.Header.Set("User-Agent", DefaultUserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+	if cond != nil {
+		if cond.ETag != "" {
+			req.Header.Set("If-None-Match", cond.ETag)
+		}
+		if cond.LastModified != "" {
+			req.Header.Set("If-Modified-Since", cond.LastModified)
+		}
+	}
 	if f.decorate != nil {
 		// Called for every hop, so that the decorator sees the URL the
 		// request goes to and can keep credentials to their own host.
@@ -281,6 +319,17 @@ func (f *Fetcher) failed(ctx context.Context, p *Payload, err error) {
 	default:
 		p.skip(reasonOf(err, ReasonFetchError), err)
 	}
+}
+
+// validator returns a response's validator header if it is one the graph
+// can store (see linkgraph.MaxValidatorLength): a value that cannot be
+// stored is treated as absent, which only costs a full request next time.
+func validator(h http.Header, name string) (string, bool) {
+	v := h.Get(name)
+	if v == "" || len(v) > linkgraph.MaxValidatorLength || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+		return "", false
+	}
+	return v, true
 }
 
 // isHTML reports whether a Content-Type names an HTML document.

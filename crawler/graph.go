@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
@@ -26,9 +28,12 @@ import (
 //     its edges that were not refreshed, that is the links the page no
 //     longer has. A page never retrieved has no edges of its own to drop:
 //     it is known by a zero RetrievedAt both in the payload and as the
-//     graph reports it back from step 1, as linkgraph backends do;
-//  4. one UpsertLinks setting the pages' RetrievedAt, unless a
-//     RetrievalMarker later in the pipeline does it (see below).
+//     graph reports it back from step 1, as linkgraph backends do. The
+//     pages found unchanged (Payload.Unchanged) have no links to store:
+//     one RefreshEdges (EdgeRefresher) marks all their edges seen instead;
+//  4. one UpsertLinks setting the pages' RetrievedAt and validators (ETag,
+//     LastModified), unless a RetrievalMarker later in the pipeline does
+//     it (see below).
 //
 // Marking the pages retrieved last means that a crash part-way leaves them
 // due for fetching again rather than marked done with links or edges
@@ -226,7 +231,12 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			return fmt.Errorf("crawler: update graph: upsert edges of %s: %w", b.describe(), err)
 		}
 	}
+	var unchanged []uuid.UUID
 	for i, p := range b.pages {
+		if p.Unchanged {
+			unchanged = append(unchanged, p.PageID)
+			continue
+		}
 		// The graph fills in the stored RetrievedAt (see
 		// linkgraph.Graph.UpsertLink); the iterator's may be missing.
 		if own := b.links[b.first[i]]; own.RetrievedAt.IsZero() && p.RetrievedAt.IsZero() {
@@ -242,6 +252,12 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			if err := g.RemoveStaleEdges(alias, staleBefore); err != nil {
 				return fmt.Errorf("crawler: update graph: remove stale edges of %q: %w", p.URL, err)
 			}
+		}
+	}
+
+	if er, ok := g.(EdgeRefresher); ok && len(unchanged) > 0 {
+		if err := er.RefreshEdges(unchanged, staleBefore); err != nil {
+			return fmt.Errorf("crawler: update graph: refresh edges of %d unchanged pages: %w", len(unchanged), err)
 		}
 	}
 
@@ -265,7 +281,7 @@ func markRetrieved(g Graph, now func() time.Time, b *graphBatch) error {
 		if retrieved.IsZero() {
 			retrieved = now()
 		}
-		b.links = append(b.links, linkgraph.Link{URL: p.storedURL(), RetrievedAt: retrieved})
+		b.links = append(b.links, linkgraph.Link{URL: p.storedURL(), RetrievedAt: retrieved, ETag: p.ETag, LastModified: p.LastModified})
 		if p.redirected() {
 			b.links = append(b.links, linkgraph.Link{URL: p.URL, RetrievedAt: retrieved})
 		}

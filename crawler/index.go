@@ -68,7 +68,7 @@ func (t *TextIndexer) ProcessBatch(_ context.Context, batch []pipeline.Payload) 
 		if err != nil {
 			return fmt.Errorf("crawler: index: %w", err)
 		}
-		if !p.NoIndex && !(t.besideGraph && leftToMarker(p)) {
+		if !t.skips(p) {
 			pages = append(pages, p)
 		}
 	}
@@ -114,9 +114,16 @@ func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, no
 	return nil
 }
 
+// skips reports whether the indexer leaves p alone: the page asked not to
+// be indexed, or it is unchanged since its text was indexed, or, beside the
+// graph, the RetrievalMarker indexes it (see leftToMarker).
+func (t *TextIndexer) skips(p *Payload) bool {
+	return p.NoIndex || p.Unchanged || (t.besideGraph && leftToMarker(p))
+}
+
 // index writes p to the index, unless it is marked NoIndex.
 func (t *TextIndexer) index(p *Payload, now time.Time) error {
-	if p.NoIndex || (t.besideGraph && leftToMarker(p)) {
+	if t.skips(p) {
 		return nil
 	}
 	if err := t.indexer.Index(t.document(p, now)); err != nil {

@@ -47,6 +47,18 @@ type Graph interface {
 	RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error
 }
 
+// EdgeRefresher is implemented by a Graph (and the view a BatchGraph
+// gives) that can move the edges of pages to a new time without their
+// being upserted again; every linkgraph backend does. The crawler asks
+// for pages it has validators for with a conditional request only when
+// its graph is one: a page found unchanged keeps its edges, which must be
+// seen as refreshed (or a later RemoveStaleEdges would delete them).
+type EdgeRefresher interface {
+	// RefreshEdges sets the UpdatedAt of every edge leaving fromIDs to
+	// updatedAt where that is later.
+	RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error
+}
+
 // BatchGraph is a Graph that keeps state from one call to the next while a
 // batch of pages is stored: for example a wrapper that notes the links
 // UpsertLinks stores and follows them once UpsertEdges stores the page's

@@ -74,6 +74,9 @@ func (e *LinkExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract links: %w", err)
 	}
+	if p.Unchanged {
+		return p, nil // its links are stored already
+	}
 	base, err := pageURL(p)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,10 @@ type Outcome struct {
 	NoFollowLinks int
 	// NoIndex is set when the page asked not to be indexed.
 	NoIndex bool
+	// Unchanged is set for a crawled page the server answered with 304
+	// Not Modified (see Payload.Unchanged): nothing was downloaded or
+	// stored again but the times.
+	Unchanged bool
 }
 
 // Crawled reports whether the page went through the whole pipeline.

@@ -25,6 +25,12 @@ type Payload struct {
 	LinkID      uuid.UUID
 	URL         string
 	RetrievedAt time.Time
+	// ETag and LastModified are the validators of the page: from the graph
+	// (its last retrieval's) until the fetch stage replaces them with the
+	// response's. With them the fetch is a conditional request (see
+	// Unchanged), and the graph stores the new ones with RetrievedAt.
+	ETag         string
+	LastModified string
 
 	// Set by the fetch stage.
 
@@ -40,6 +46,13 @@ type Payload struct {
 	Body []byte
 	// FetchedAt is when the response arrived.
 	FetchedAt time.Time
+	// Unchanged is set when the server answered the conditional request
+	// (the page's validators from its last retrieval) with 304 Not
+	// Modified: Body is empty, and the stores keep the page's links,
+	// edges and text as they were; the graph refreshes the page's
+	// retrieval time and the time of its edges. Processors of their own
+	// that need the page's content must skip such pages.
+	Unchanged bool
 
 	// Set by the graph updater.
 
@@ -108,6 +121,7 @@ func NewPayload(linkID uuid.UUID, url string, retrievedAt time.Time) *Payload {
 func (p *Payload) Clone() pipeline.Payload {
 	c := payloadPool.Get().(*Payload)
 	c.LinkID, c.URL, c.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
+	c.ETag, c.LastModified, c.Unchanged = p.ETag, p.LastModified, p.Unchanged
 	c.FinalURL, c.StatusCode, c.ContentType = p.FinalURL, p.StatusCode, p.ContentType
 	c.Body = append(c.Body[:0], p.Body...)
 	c.FetchedAt = p.FetchedAt
@@ -206,6 +220,7 @@ func (t *tracker) outcome(p *Payload) Outcome {
 		Links:         len(p.Links),
 		NoFollowLinks: len(p.NoFollowLinks),
 		NoIndex:       p.NoIndex,
+		Unchanged:     p.Unchanged,
 	}
 	switch {
 	case t.delivered.Load():

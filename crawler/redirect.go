@@ -94,6 +94,11 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			if st != answered {
 				return nil, st
 			}
+			if res.StatusCode == http.StatusNotModified && p.fs.conditional {
+				// Unchanged on the HEAD's word: no GET at all.
+				p.FinalURL = p.fs.target
+				return res, answered
+			}
 			if headSaysNotHTML(res) {
 				// Non-HTML on the HEAD's word: skipped without a GET.
 				p.FinalURL = p.fs.target
@@ -164,7 +169,13 @@ func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) 
 				return nil, parked
 			}
 		}
-		res, sent, err := f.send(fctx, method, p.fs.target)
+		// Validators go only with the page's own URL (the chain's first).
+		var cond *Payload
+		if f.conditional && len(p.fs.chain) == 1 && (p.ETag != "" || p.LastModified != "") {
+			cond = p
+		}
+		p.fs.conditional = cond != nil
+		res, sent, err := f.send(fctx, method, p.fs.target, cond)
 		if err == nil {
 			p.fs.sent = sent
 			res.Body = &endOnClose{ReadCloser: res.Body, end: end}

@@ -68,7 +68,10 @@ type fetchState struct {
 	attempt  int      // retries already made of the current request
 	headDone bool     // the HEAD of target has been answered (HeadFirst)
 	recheck  bool     // target is a hop whose checks must run again on resume
-	start    time.Time
+	// conditional: the last request carried the page's validators, so a
+	// 304 answer means the page is unchanged.
+	conditional bool
+	start       time.Time
 }
 
 // detach moves p's identity, fetch state and tracking to a new payload
@@ -77,6 +80,7 @@ type fetchState struct {
 func (p *Payload) detach() *Payload {
 	q := payloadPool.Get().(*Payload)
 	q.LinkID, q.URL, q.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
+	q.ETag, q.LastModified = p.ETag, p.LastModified
 	q.StatusCode = p.StatusCode
 	q.outcome = p.outcome
 	q.fs = p.fs

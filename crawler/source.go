@@ -46,6 +46,7 @@ func (s *Source) Payload() pipeline.Payload {
 	}
 	l := s.it.Link()
 	p := NewPayload(l.ID, l.URL, l.RetrievedAt)
+	p.ETag, p.LastModified = l.ETag, l.LastModified
 	ctx := s.ctx
 	if ctx == nil {
 		ctx = context.Background()

@@ -51,6 +51,9 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract text: %w", err)
 	}
+	if p.Unchanged {
+		return p, nil // its text is indexed already
+	}
 	buf := textBufPool.Get().(*bytes.Buffer)
 	defer textBufPool.Put(buf)
 	buf.Reset()

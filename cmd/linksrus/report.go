@@ -18,6 +18,7 @@ import (
 // summary is what a crawl did, printed at the end and written to the report.
 type summary struct {
 	Pages       int64            `json:"pages"`
+	Unchanged   int64            `json:"unchanged"`
 	Links       int64            `json:"links"`
 	Bytes       int64            `json:"bytes"`
 	Errors      int64            `json:"errors"`
@@ -33,6 +34,7 @@ type summary struct {
 func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 	sum := summary{
 		Pages:       s.Pages,
+		Unchanged:   s.Unchanged,
 		Links:       s.Links,
 		Bytes:       s.Bytes,
 		Errors:      s.Errors,
@@ -56,6 +58,9 @@ func printSummary(w io.Writer, s summary) {
 		fmt.Fprintf(w, "; %d links left for the next run", s.Queued)
 	}
 	fmt.Fprintln(w)
+	if s.Unchanged > 0 {
+		fmt.Fprintf(w, "%d of the pages unchanged since the last crawl (304 Not Modified: not downloaded again)\n", s.Unchanged)
+	}
 	// Outcomes count pages the crawl handled; scope and depth decisions
 	// count links found and left out, which are not pages skipped.
 	var pages, links []string

@@ -105,6 +105,11 @@ func (b *discoveryBatch) Redirected(from, to uuid.UUID) {
 	b.via[to] = from
 }
 
+// RefreshEdges implements crawler.EdgeRefresher.
+func (b *discoveryBatch) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
+	return b.g.Graph.RefreshEdges(fromIDs, updatedAt)
+}
+
 // RemoveStaleEdges implements crawler.Graph.
 func (b *discoveryBatch) RemoveStaleEdges(from uuid.UUID, updatedBefore time.Time) error {
 	return b.g.Graph.RemoveStaleEdges(from, updatedBefore)

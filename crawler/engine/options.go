@@ -39,6 +39,10 @@ var ErrOptions = errors.New("engine: invalid options")
 // results to; every linkgraph backend implements it.
 type Graph interface {
 	crawler.Graph
+	// RefreshEdges marks the edges of pages found unchanged as seen
+	// again (crawler.EdgeRefresher); with it a recrawl asks for pages
+	// with conditional requests.
+	RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error
 	// FindLink returns the link with the given ID.
 	FindLink(id uuid.UUID) (*linkgraph.Link, error)
 	// Links iterates over the links of [fromID, toID) retrieved before

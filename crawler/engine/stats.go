@@ -15,6 +15,10 @@ type Progress struct {
 	// not: fetch errors, error statuses, redirect loops...), Skipped (by
 	// policy or limit: robots.txt, content type, size...).
 	Pages, Errors, Skipped int64
+	// Unchanged counts the crawled pages (among Pages) the server answered
+	// with 304 Not Modified: nothing downloaded, nothing parsed or stored
+	// but their times.
+	Unchanged int64
 	// Bytes of bodies read, and Links found on crawled pages.
 	Bytes, Links int64
 	// Queued links (in memory and spilled) and pages InFlight.
@@ -29,12 +33,13 @@ type Progress struct {
 
 // runStats are the live counters of a run.
 type runStats struct {
-	start   time.Time
-	pages   atomic.Int64
-	errors  atomic.Int64
-	skipped atomic.Int64
-	bytes   atomic.Int64
-	links   atomic.Int64
+	start     time.Time
+	pages     atomic.Int64
+	unchanged atomic.Int64
+	errors    atomic.Int64
+	skipped   atomic.Int64
+	bytes     atomic.Int64
+	links     atomic.Int64
 
 	mu      sync.Mutex
 	reasons map[string]int64
@@ -69,6 +74,9 @@ func (s *runStats) record(o crawler.Outcome) {
 	case o.Reason == crawler.ReasonCrawled:
 		s.pages.Add(1)
 		s.links.Add(int64(o.Links + o.NoFollowLinks))
+		if o.Unchanged {
+			s.unchanged.Add(1)
+		}
 	case IsError(o.Reason):
 		s.errors.Add(1)
 	default:
@@ -82,12 +90,13 @@ func (s *runStats) snapshot() Progress {
 	reasons := maps.Clone(s.reasons)
 	s.mu.Unlock()
 	return Progress{
-		Pages:   s.pages.Load(),
-		Errors:  s.errors.Load(),
-		Skipped: s.skipped.Load(),
-		Bytes:   s.bytes.Load(),
-		Links:   s.links.Load(),
-		Reasons: reasons,
-		Elapsed: time.Since(s.start),
+		Pages:     s.pages.Load(),
+		Unchanged: s.unchanged.Load(),
+		Errors:    s.errors.Load(),
+		Skipped:   s.skipped.Load(),
+		Bytes:     s.bytes.Load(),
+		Links:     s.links.Load(),
+		Reasons:   reasons,
+		Elapsed:   time.Since(s.start),
 	}
 }
