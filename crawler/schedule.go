@@ -69,6 +69,8 @@ type fetchState struct {
 	headDone bool     // the HEAD of target has been answered (HeadFirst)
 	recheck  bool     // target is a hop whose checks must run again on resume
 	start    time.Time
+	// recordErr is the Recorder's error, which stops the crawl.
+	recordErr error
 }
 
 // detach moves p's identity, fetch state and tracking to a new payload
