@@ -71,6 +71,20 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	}
 	defer st.Close()
 
+	// An interrupt stops the import; what it stored is kept (importing
+	// again stores the same pages again, harmlessly).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-env.interrupts:
+			cancel()
+		case <-done:
+		}
+	}()
+
 	var skipped atomic.Int64
 	cfg := crawler.Config{
 		PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
