@@ -58,6 +58,16 @@ type Writer struct {
 	index  []string // CDXJ lines of the open file
 	err    error    // first write error: the Writer is then unusable
 	closed bool
+	files  int // files begun
+	count  int // response records written
+}
+
+// Stats returns how many files the Writer has begun and how many
+// responses it has written.
+func (w *Writer) Stats() (files, responses int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.files, w.count
 }
 
 // NewWriter returns a Writer for opts; it creates the directory, and its
@@ -108,6 +118,7 @@ func (w *Writer) Record(_ context.Context, x *crawler.Exchange) error {
 		return w.fail(err)
 	}
 	w.index = append(w.index, cdxjLine(x, digest, n, offset, w.name))
+	w.count++
 	if req != nil {
 		if _, err := w.write(req); err != nil {
 			return w.fail(err)
@@ -166,6 +177,7 @@ func (w *Writer) open() error {
 		return fmt.Errorf("warc: create file: %w", err)
 	}
 	w.file, w.name, w.size, w.index = f, name, 0, w.index[:0]
+	w.files++
 	info := record{typ: "warcinfo", id: newID(), date: time.Now(), contentType: "application/warc-fields"}
 	info.fields = append(info.fields, [2]string{"WARC-Filename", name})
 	info.block = [][]byte{fmt.Appendf(nil, "software: %s\r\nformat: WARC File Format 1.1\r\n"+

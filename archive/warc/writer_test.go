@@ -233,6 +233,9 @@ func TestRotation(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if files, responses := w.Stats(); files != 3 || responses != 3 {
+		t.Errorf("Stats() = %d files, %d responses; want 3, 3", files, responses)
+	}
 	warcs := files(t, dir, ".warc.gz")
 	if len(warcs) != 3 {
 		t.Fatalf("%d files, want 3", len(warcs))

@@ -372,6 +372,10 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 
 	s := newSummary(sum, cfg, interrupted)
 	printSummary(env.stdout, s)
+	if archive != nil {
+		files, responses := archive.Stats()
+		fmt.Fprintf(env.stdout, "archived %d responses in %d WARC files in %s\n", responses, files, o.warcDir)
+	}
 	if opts.Shared != nil {
 		perPage := float64(sum.SharedQueries) / float64(max(sum.Handed, 1))
 		fmt.Fprintf(env.stdout, "shared crawl: %d coordination queries, %.2f per page handled\n", sum.SharedQueries, perPage)

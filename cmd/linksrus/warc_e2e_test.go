@@ -96,8 +96,8 @@ func TestCrawlToWARCThenImport(t *testing.T) {
 	crawled, imported, archive := t.TempDir(), t.TempDir(), t.TempDir()
 	r := linksrus(t, nil, "crawl", "--data", crawled, "--allow-net", "127.0.0.0/8",
 		"--warc", archive, "--warc-max-size", "20000", site.URL+"/", site.URL+"/old")
-	if r.code != 0 {
-		t.Fatalf("crawl exited %d: %s", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "archived ") {
+		t.Fatalf("crawl exited %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// Rotated files, each with its index; a CDXJ line per response.
