@@ -22,7 +22,8 @@
 //     decode it), without its Transfer-Encoding (chunks are joined), as
 //     WARC wants.
 //   - The HTTP headers are written as Go exposes them: in canonical case,
-//     sorted by name, with Transfer-Encoding removed. The case and order
+//     sorted by name, with Transfer-Encoding removed, in an HTTP/1.1
+//     message whatever the protocol (an HTTP/2 response too). The case and order
 //     the server used are not preserved, and the request's headers are
 //     those the crawler set (Host added; the transport's own, if any,
 //     are missing).

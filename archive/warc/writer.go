@@ -309,8 +309,11 @@ func digestOf(b ...[]byte) string {
 func responseRecord(x *crawler.Exchange, payloadDigest string) *record {
 	res := x.Response
 	var head bytes.Buffer
+	// The message is rebuilt from what Go exposes, in HTTP/1.1 form
+	// whatever the protocol: a "HTTP/2.0" status line is one that
+	// replay tools (pywb's warcio) may not take.
 	proto := res.Proto
-	if !strings.HasPrefix(proto, "HTTP/") {
+	if proto != "HTTP/1.0" {
 		proto = "HTTP/1.1"
 	}
 	status := res.Status

@@ -374,7 +374,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	printSummary(env.stdout, s)
 	if archive != nil {
 		files, responses := archive.Stats()
-		fmt.Fprintf(env.stdout, "archived %d responses in %d WARC files in %s\n", responses, files, o.warcDir)
+		fmt.Fprintf(env.stdout, "archived %d responses in %d WARC file(s) in %s\n", responses, files, o.warcDir)
 	}
 	if opts.Shared != nil {
 		perPage := float64(sum.SharedQueries) / float64(max(sum.Handed, 1))
