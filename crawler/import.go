@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/pipeline"
 )
@@ -128,7 +130,7 @@ func (s *importSource) take(ctx context.Context, page *FetchedPage) {
 		}
 	}
 	for _, origin := range origins {
-		p := NewPayload([16]byte{}, origin, time.Time{})
+		p := NewPayload(uuid.Nil, origin, time.Time{}) // no link ID: the graph updater goes by URL
 		p.track = newTracker(ctx, s.report)
 		if !p.fromArchive(page, s.maxBody) {
 			p.MarkAsProcessed() // reported skipped
