@@ -349,3 +349,27 @@ func TestCrawlUnaskedNotModified(t *testing.T) {
 		t.Errorf("page marked retrieved by an unasked 304")
 	}
 }
+
+// A recrawl with a Recorder archives the 304 answers as they came: a
+// response with no body to miss.
+func TestCrawlRecordsNotModified(t *testing.T) {
+	s := newValidatingSite(t)
+	g := graphmem.New()
+	defer g.Close()
+	l := &linkgraph.Link{URL: s.URL + "/a", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
+	if err := g.UpsertLink(l); err != nil {
+		t.Fatal(err)
+	}
+	rec := &memRecorder{}
+	log := &outcomeLog{m: map[string]crawler.Outcome{}}
+	if _, err := recordingCrawler(t, g, nil, rec, log).Crawl(context.Background(), &sliceIterator{links: []*linkgraph.Link{l}}); err != nil {
+		t.Fatal(err)
+	}
+	if o := log.m[l.URL]; !o.Unchanged {
+		t.Fatalf("outcome %+v, want unchanged", o)
+	}
+	p := rec.page(l.URL)
+	if p == nil || p.StatusCode != http.StatusNotModified || len(p.Body) != 0 || p.Truncated || rec.cuts[l.URL] != crawler.BodyWhole {
+		t.Fatalf("recorded %+v (cut %v), want the 304 with no body, whole", p, rec.cuts[l.URL])
+	}
+}

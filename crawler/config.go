@@ -140,6 +140,12 @@ type Config struct {
 	// payload drops only its copy. Default: none.
 	Processors []pipeline.Processor
 
+	// Recorder, if set, is given every GET response the fetch stage reads,
+	// redirect hops included, with its body as the server sent it (see
+	// Recorder): how a crawl is archived. The Fetcher then asks for gzip
+	// itself and decodes it. Default: nil, nothing recorded.
+	Recorder Recorder
+
 	// Scheduler, if set, is asked before every request and takes back the
 	// pages whose next request must wait (see RequestScheduler): how a
 	// crawl keeps per-host limits at the moment each request starts. The

@@ -58,6 +58,12 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 }
 
 func stages(cfg Config) []pipeline.StageRunner {
+	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers)}, afterFetch(cfg)...)
+}
+
+// afterFetch returns the stages that follow the fetch, for stages and for
+// Import.
+func afterFetch(cfg Config) []pipeline.StageRunner {
 	// The text is only worth extracting if something reads it, and the
 	// graph does not.
 	wantText := cfg.Indexer != nil || len(cfg.Processors) > 0
@@ -71,7 +77,6 @@ func stages(cfg Config) []pipeline.StageRunner {
 		extract = NewPageExtractor(cfg.PrivateNetworkDetector, linkOpts)
 	}
 	s := []pipeline.StageRunner{
-		pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers),
 		pipeline.FixedWorkerPool(extract, runtime.GOMAXPROCS(0)),
 	}
 	// The stores are written in batches: a batch is whatever has queued

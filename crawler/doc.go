@@ -35,6 +35,11 @@
 // page, a HEAD, a redirect hop, a retry) starts, and a page that must wait
 // for its host is parked there rather than holding a fetch worker.
 //
+// A Config.Recorder is given every GET response as the server sent it, to
+// archive the crawl (package archive/warc writes WARC files); Import runs
+// such archived responses through the stages after the fetch, to rebuild
+// the stores without fetching anything.
+//
 // The payload type and every stage are exported
 // (Stages, NewFetcher, NewLinkExtractor, ...) so that a caller can assemble a
 // pipeline of their own.

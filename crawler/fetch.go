@@ -74,6 +74,7 @@ type Fetcher struct {
 	sched        RequestScheduler
 	conditional  bool // send the pages' validators (the graph can refresh edges)
 	jitter       func() float64
+	recorder     Recorder // nil: nothing recorded
 }
 
 // NewFetcher returns the fetch stage for cfg (with defaults filled in).
@@ -106,6 +107,7 @@ func newFetcher(cfg Config) *Fetcher {
 		headFirst:    cfg.HeadFirst,
 		sched:        cfg.Scheduler,
 		jitter:       rand.Float64,
+		recorder:     cfg.Recorder,
 	}
 	if cfg.Retry != nil {
 		policy, _ := cfg.Retry.withDefaults()
@@ -125,6 +127,9 @@ func (f *Fetcher) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Pa
 		return nil, nil
 	}
 	if !f.fetch(ctx, p) {
+		if err := p.fs.recordErr; err != nil {
+			return nil, err
+		}
 		return nil, nil
 	}
 	return p, nil
@@ -223,18 +228,22 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		}
 		p.Unchanged = true
 		p.Body = p.Body[:0]
-		return true
+		// Archived as it came: a 304 has no body to miss.
+		return f.record(ctx, p, res, nil, BodyWhole)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		p.skip(ReasonHTTPStatus, nil)
+		f.record(ctx, p, res, nil, BodySkipped)
 		return false
 	}
 	if p.ContentType != "" && !isHTML(p.ContentType) {
 		p.skip(ReasonContentType, nil)
+		f.record(ctx, p, res, nil, BodySkipped)
 		return false
 	}
 	if res.ContentLength > f.maxBody {
 		p.skip(ReasonTooLarge, fmt.Errorf("crawler: Content-Length %d > %d", res.ContentLength, f.maxBody))
+		f.record(ctx, p, res, nil, BodyTruncated)
 		return false
 	}
 	p.NoIndex, p.noFollow = robotsDirectives(res.Header.Values("X-Robots-Tag"))
@@ -251,6 +260,9 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.outcome.bytes = int64(len(p.Body))
 	if err != nil {
 		f.failed(ctx, p, fmt.Errorf("crawler: read body: %w", err))
+		return false
+	}
+	if f.recorder != nil && !f.recordBody(ctx, p, res) {
 		return false
 	}
 	if int64(len(p.Body)) > f.maxBody {
@@ -289,6 +301,11 @@ func (f *Fetcher) send(fctx context.Context, method, target string, cond *Payloa
 		if cond.LastModified != "" {
 			req.Header.Set("If-Modified-Since", cond.LastModified)
 		}
+	}
+	if f.recorder != nil {
+		// Asked for here, net/http leaves a gzipped body as it came, to
+		// be recorded so; the fetch decodes it (recordBody).
+		req.Header.Set("Accept-Encoding", "gzip")
 	}
 	if f.decorate != nil {
 		// Called for every hop, so that the decorator sees the URL the

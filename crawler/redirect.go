@@ -132,6 +132,10 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			return res, answered
 		}
 		p.StatusCode = res.StatusCode
+		if !f.record(ctx, p, res, nil, BodySkipped) {
+			drain(res.Body)
+			return nil, stopped
+		}
 		drain(res.Body)
 
 		next, reason, err := f.nextHop(ctx, at, loc, p.fs.chain)

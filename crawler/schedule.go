@@ -72,6 +72,8 @@ type fetchState struct {
 	// 304 answer means the page is unchanged.
 	conditional bool
 	start       time.Time
+	// recordErr is the Recorder's error, which stops the crawl.
+	recordErr error
 }
 
 // detach moves p's identity, fetch state and tracking to a new payload

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linksrus/linksrus/archive/warc"
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
@@ -55,6 +56,8 @@ type crawlOptions struct {
 	sortQuery     bool
 	stripTracking bool
 	rank          bool
+	warcDir       string
+	warcMaxSize   int64
 }
 
 // stringList is a repeatable flag.
@@ -93,6 +96,8 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.BoolVar(&o.sortQuery, "sort-query", false, "sort query parameters when normalising URLs (fewer duplicates, but some sites care about order)")
 	fs.BoolVar(&o.stripTracking, "strip-tracking", false, "drop utm_*, gclid and fbclid query parameters when normalising URLs")
 	fs.BoolVar(&o.rank, "rank", true, "compute PageRank at the end of each crawl (embedded graph only: with a shared database, run 'linksrus rank' once instead)")
+	fs.StringVar(&o.warcDir, "warc", "", "archive every response in gzipped WARC files, with CDXJ indexes, in `DIR` (created if missing)")
+	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warc.DefaultMaxFileSize, "with --warc: begin a new WARC file once one reaches `BYTES`")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to `FILE`")
 	fs.DurationVar(&o.idleExit, "partition-idle", 5*time.Second, "with --partition: finish after `D` without new links in this share")
 }
@@ -172,6 +177,8 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	switch {
 	case o.workers < 1:
 		return nil, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
+	case o.warcMaxSize < 1:
+		return nil, fmt.Errorf("--warc-max-size must be at least 1, got %d", o.warcMaxSize)
 	case o.maxPages < 0, o.maxDepth < 0, o.perHost < 0, o.maxBody < 0, o.retries < 0, o.maxRedirects < 0:
 		return nil, errors.New("--max-pages, --max-depth, --per-host, --max-body, --retries and --max-redirects cannot be negative")
 	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0, o.idle < 0:
@@ -313,13 +320,23 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		report = newReportWriter()
 		opts.OnOutcome = report.add
 	}
+	var archive *warc.Writer
+	if o.warcDir != "" {
+		// A writer per run: each run of --every begins files of its own.
+		var err error
+		archive, err = warc.NewWriter(warc.Options{Dir: o.warcDir, MaxFileSize: o.warcMaxSize, Software: o.userAgent})
+		if err != nil {
+			return fmt.Errorf("--warc: %w", err)
+		}
+		opts.Recorder = archive
+	}
 	e, err := engine.New(opts)
 	if err != nil {
-		return err
+		return errors.Join(err, closeArchive(archive))
 	}
 	run, err := e.Start(hardCtx, cfg.seeds...)
 	if err != nil {
-		return err
+		return errors.Join(err, closeArchive(archive))
 	}
 	svc.begin(run)
 	prog := startProgress(env, run)
@@ -346,6 +363,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	}()
 
 	sum, crawlErr := run.Wait()
+	crawlErr = errors.Join(crawlErr, closeArchive(archive))
 	close(stopWatch)
 	<-watchDone
 	prog.stop()
@@ -354,6 +372,10 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 
 	s := newSummary(sum, cfg, interrupted)
 	printSummary(env.stdout, s)
+	if archive != nil {
+		files, responses := archive.Stats()
+		fmt.Fprintf(env.stdout, "archived %d responses in %d WARC file(s) in %s\n", responses, files, o.warcDir)
+	}
 	if opts.Shared != nil {
 		perPage := float64(sum.SharedQueries) / float64(max(sum.Handed, 1))
 		fmt.Fprintf(env.stdout, "shared crawl: %d coordination queries, %.2f per page handled\n", sum.SharedQueries, perPage)
@@ -391,6 +413,18 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	}
 	if failed != nil {
 		fmt.Fprintf(env.stderr, "linksrus crawl: %s\n", oneLine(failed))
+	}
+	return nil
+}
+
+// closeArchive closes the WARC writer of a run, if any: the last file's
+// index is written then.
+func closeArchive(w *warc.Writer) error {
+	if w == nil {
+		return nil
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("--warc: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@
 //	linksrus search [flags] QUERY   search the crawled pages
 //	linksrus stats [flags]          summarise the link graph and the index
 //	linksrus rank [flags]           compute PageRank and store it in the index
+//	linksrus import [flags] DIR     rebuild the stores from WARC files
 //	linksrus --version              the version it was built from
 //
 // By default everything is kept in an embedded data directory (--data,
@@ -59,6 +60,7 @@ var commands = []command{
 	{"stats", "summarise the link graph and the text index", runStats},
 	{"rank", "compute PageRank over the link graph and store it in the index", runRank},
 	{"serve", "serve a web page to search the crawl (and a JSON API)", runServe},
+	{"import", "rebuild the link graph and text index from WARC files (crawl --warc), fetching nothing", runImport},
 }
 
 // environment is what a command may touch outside itself, so that tests can

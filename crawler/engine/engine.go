@@ -224,6 +224,7 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 		LinkNormalization:      o.Normalization,
 		Retry:                  &retry,
 		Processors:             o.Processors,
+		Recorder:               o.Recorder,
 		Scheduler:              r.frontier,
 		DecorateRequest: func(req *http.Request) error {
 			req.Header.Set("User-Agent", o.UserAgent)

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"github.com/linksrus/linksrus/archive/warc"
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/pagerank"
+)
+
+// importOptions are the import command's flags.
+type importOptions struct {
+	stores        storeFlags
+	maxBody       int64
+	allowNets     stringList
+	denyNets      stringList
+	sortQuery     bool
+	stripTracking bool
+	rank          bool
+}
+
+func (o *importOptions) register(fs *flag.FlagSet, env *environment) {
+	o.stores.register(fs, env)
+	fs.Int64Var(&o.maxBody, "max-body", crawler.DefaultMaxBodyBytes, "skip pages larger than `BYTES` (decoded)")
+	fs.Var(&o.allowNets, "allow-net", "keep links to this private network `CIDR`, as crawl --allow-net does (repeatable)")
+	fs.Var(&o.denyNets, "deny-net", "drop links to this network `CIDR`, as crawl --deny-net does (repeatable)")
+	fs.BoolVar(&o.sortQuery, "sort-query", false, "sort query parameters when normalising links, as crawl --sort-query")
+	fs.BoolVar(&o.stripTracking, "strip-tracking", false, "drop tracking parameters when normalising links, as crawl --strip-tracking")
+	fs.BoolVar(&o.rank, "rank", true, "compute PageRank at the end (embedded graph only)")
+}
+
+// runImport rebuilds the link graph and the text index from WARC files,
+// fetching nothing: the crawl's stages after the fetch, fed by the
+// archive's responses (see crawler.Crawler.Import).
+func runImport(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "import", "import [flags] DIR")
+	var o importOptions
+	o.register(fs, env)
+	rest, err := parseFlags(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError(env, fs, "one directory of WARC files is required")
+	}
+	dir := rest[0]
+	if o.maxBody <= 0 {
+		return usageError(env, fs, "--max-body must be positive")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageError(env, fs, "%s is not a directory", dir)
+	}
+	allow, err := privnet.ParseAllowList(o.allowNets...)
+	if err != nil {
+		return usageError(env, fs, "--allow-net: %v", err)
+	}
+	deny, err := privnet.ParseAllowList(o.denyNets...)
+	if err != nil {
+		return usageError(env, fs, "--deny-net: %v", err)
+	}
+	st, err := openStores(ctx, &o.stores, true, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	// An interrupt stops the import; what it stored is kept (importing
+	// again stores the same pages again, harmlessly).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-env.interrupts:
+			cancel()
+		case <-done:
+		}
+	}()
+
+	var skipped atomic.Int64
+	cfg := crawler.Config{
+		PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
+		Graph:                  st.graph,
+		MaxBodyBytes:           o.maxBody,
+		LinkNormalization:      urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking},
+		OnOutcome: func(out crawler.Outcome) {
+			if !out.Crawled() {
+				skipped.Add(1)
+			}
+		},
+	}
+	if st.index != nil {
+		cfg.Indexer = st.index
+	}
+	c, err := crawler.NewCrawler(cfg)
+	if err != nil {
+		return err
+	}
+	n, err := c.Import(ctx, warc.ReadDir(ctx, dir, o.maxBody))
+	fmt.Fprintf(env.stdout, "imported %d pages from %s (%d responses skipped)\n", n, dir, skipped.Load())
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return fmt.Errorf("import: %w", err)
+	}
+	if n == 0 {
+		return errors.New("import: no page in " + dir + " (WARC files are named *.warc or *.warc.gz)")
+	}
+	if o.rank && o.stores.embeddedGraph() && st.index != nil {
+		return rank(ctx, env, st, pagerank.DefaultMemoryLimit)
+	}
+	return nil
+}
