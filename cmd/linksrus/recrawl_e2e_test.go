@@ -116,7 +116,9 @@ func TestRecrawlOfUnchangedSiteTransfersNoBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct{ Summary struct{ Pages, Unchanged int } }
+	var rep struct {
+		Summary struct{ Pages, Unchanged int }
+	}
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
