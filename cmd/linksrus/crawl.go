@@ -315,6 +315,14 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	hardCtx, abandon := context.WithCancel(ctx)
 	defer abandon()
 
+	// Taken away even when this crawl does not rank: it may change pages.
+	mark := rankMark{links: -1}
+	if o.stores.embeddedGraph() && st.index != nil {
+		var err error
+		if mark, err = takeRankMark(&o.stores); err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+	}
 	var report *reportWriter
 	if o.report != "" {
 		report = newReportWriter()
@@ -396,7 +404,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		}
 	}
 	if o.rank && o.stores.embeddedGraph() && st.index != nil && sum.Pages > 0 && crawlErr == nil && !interrupted && ctx.Err() == nil {
-		if err := rank(ctx, env, st, pagerank.DefaultMemoryLimit); err != nil {
+		if err := rankAfterCrawl(ctx, env, st, sum, mark); err != nil {
 			crawlErr = err
 		}
 	}
@@ -415,6 +423,33 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		fmt.Fprintf(env.stderr, "linksrus crawl: %s\n", oneLine(failed))
 	}
 	return nil
+}
+
+// rankAfterCrawl computes PageRank and writes the scores, unless every page
+// of the crawl was unchanged and the scores of the last rank still hold
+// (rankMark); it leaves the marker behind it for the next crawl.
+func rankAfterCrawl(ctx context.Context, env *environment, st *stores, sum *engine.Summary, mark rankMark) error {
+	if sum.Unchanged == sum.Pages {
+		ok, n, err := mark.stillRanked(st.graph)
+		if err != nil {
+			return fmt.Errorf("rank: %w", err)
+		}
+		if ok {
+			fmt.Fprintln(env.stdout, "PageRank not computed again: no page changed since the last ranking")
+			return mark.put(n)
+		}
+	}
+	if err := rank(ctx, env, st, pagerank.DefaultMemoryLimit); err != nil {
+		return err
+	}
+	if mark.path == "" {
+		return nil
+	}
+	n, err := countLinks(st.graph)
+	if err != nil {
+		return fmt.Errorf("rank: %w", err)
+	}
+	return mark.put(n)
 }
 
 // closeArchive closes the WARC writer of a run, if any: the last file's

@@ -92,7 +92,9 @@ func TestRecrawlOfUnchangedSiteTransfersNoBodies(t *testing.T) {
 		}
 		return r
 	}
-	crawl(site.URL + "/")
+	if r := crawl(site.URL + "/"); !strings.Contains(r.stdout, "ranked ") {
+		t.Errorf("first crawl did not rank:\n%s", r.stdout)
+	}
 	first, bytes1 := site.take()
 	if first[http.StatusOK] != site.pages.reachable() || first[http.StatusNotModified] != 0 || bytes1 == 0 {
 		t.Fatalf("first crawl answered %v with %d body bytes, want %d 200s", first, bytes1, site.pages.reachable())
@@ -108,6 +110,9 @@ func TestRecrawlOfUnchangedSiteTransfersNoBodies(t *testing.T) {
 	// not a retrieval); every page is a 304.
 	if second[http.StatusNotModified] != site.pages.reachable() || second[http.StatusOK] != 0 || bytes2 != 0 {
 		t.Fatalf("recrawl answered %v with %d page bytes, want %d 304s and no 200", second, bytes2, site.pages.reachable())
+	}
+	if !strings.Contains(r.stdout, "PageRank not computed again") || strings.Contains(r.stdout, "ranked ") {
+		t.Errorf("recrawl of an unchanged site ranked again:\n%s", r.stdout)
 	}
 	if want := fmt.Sprintf("%d of the pages unchanged", site.pages.reachable()); !strings.Contains(r.stdout, want) {
 		t.Errorf("recrawl summary does not say %q:\n%s", want, r.stdout)
@@ -130,6 +135,23 @@ func TestRecrawlOfUnchangedSiteTransfersNoBodies(t *testing.T) {
 	}
 	if got := linksrus(t, nil, "search", "--data", data, "--json", "zanzibar").stdout; got != searchBefore {
 		t.Errorf("search after the recrawl:\n%s\nbefore:\n%s", got, searchBefore)
+	}
+
+	// Every page unchanged again, but the graph gained a link (a seed
+	// that is not there): the scores of the last ranking no longer hold.
+	time.Sleep(20 * time.Millisecond)
+	r = crawl("--recrawl-after", "10ms", site.URL+"/", site.URL+"/page/9999")
+	if !strings.Contains(r.stdout, "ranked ") {
+		t.Errorf("recrawl that added a link did not rank again:\n%s", r.stdout)
+	}
+	// An interrupted or failed crawl leaves no marker behind, so the next
+	// one ranks: simulated by a crawl with ranking off, which takes the
+	// marker away as any crawl does.
+	time.Sleep(20 * time.Millisecond)
+	crawl("--recrawl-after", "10ms", "--rank=false", site.URL+"/")
+	time.Sleep(20 * time.Millisecond)
+	if r = crawl("--recrawl-after", "10ms", site.URL+"/"); !strings.Contains(r.stdout, "ranked ") {
+		t.Errorf("crawl after one that did not rank did not rank:\n%s", r.stdout)
 	}
 }
 
