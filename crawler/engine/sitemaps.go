@@ -155,7 +155,7 @@ func (s *sitemapReader) read(root *url.URL) {
 		}
 		more, err := s.readOne(j)
 		if err != nil {
-			if !errors.Is(err, errNoSitemap) && s.ctx.Err() == nil {
+			if !(j.implicit && errors.Is(err, errNoSitemap)) && s.ctx.Err() == nil {
 				s.report(key, crawler.ReasonSitemap, err)
 			}
 		}

@@ -226,6 +226,8 @@ func (p *parser) valid(loc string) bool {
 	if base == nil {
 		return true
 	}
+	// Dot segments are resolved first: /dir/../x is not under /dir/.
+	u = u.ResolveReference(&url.URL{})
 	if !strings.EqualFold(u.Host, base.Host) {
 		return false
 	}

@@ -49,6 +49,7 @@ const urlset = `<?xml version="1.0" encoding="UTF-8"?>
   <url><loc>ftp://example.com/dir/c</loc></url>
   <url><loc>https://elsewhere.com/dir/d</loc></url>
   <url><loc>/dir/relative</loc></url>
+  <url><loc>https://example.com/dir/../up</loc></url>
   <url><loc>http://EXAMPLE.com/dir/e</loc><lastmod>not a date</lastmod></url>
 </urlset>`
 
@@ -71,18 +72,18 @@ func TestParseURLSet(t *testing.T) {
 		if fmt.Sprint(g.entries) != fmt.Sprint(want) || g.kind != URLSet {
 			t.Errorf("gzip %v: got %v %v, want %v", compressed, g.kind, g.entries, want)
 		}
-		if res.Kind != URLSet || res.URLs != 3 || res.Skipped != 4 {
+		if res.Kind != URLSet || res.URLs != 3 || res.Skipped != 5 {
 			t.Errorf("gzip %v: result %+v", compressed, res)
 		}
 	}
 	// Named in robots.txt: the whole host.
 	g, _, err := parse(t, strings.NewReader(urlset), Options{Location: loc, AnyPath: true})
-	if err != nil || len(g.entries) != 4 {
+	if err != nil || len(g.entries) != 5 {
 		t.Errorf("AnyPath: %v %v", g.entries, err)
 	}
 	// No location: every absolute http(s) URL.
 	g, _, err = parse(t, strings.NewReader(urlset), Options{})
-	if err != nil || len(g.entries) != 5 {
+	if err != nil || len(g.entries) != 6 {
 		t.Errorf("no Location: %v %v", g.entries, err)
 	}
 }
