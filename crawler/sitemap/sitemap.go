@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/xml"
 	"errors"
@@ -21,6 +22,12 @@ const (
 	// MaxLocLength is the longest <loc> the protocol allows.
 	MaxLocLength = 2048
 )
+
+// maxRun is the most bytes Parse reads without a '<': the decoder holds a
+// text node or a tag whole, and no text or tag of a sitemap comes near
+// this, so a file of one enormous text node (a gzip bomb's usual shape)
+// ends here instead of at MaxBytes held in memory.
+const maxRun = 1 << 20
 
 // Errors Parse wraps; entries read before the error have been handed to
 // the callback.
@@ -263,15 +270,18 @@ func decompress(r io.Reader, limit int64) (io.Reader, error) {
 		// Concatenated members are one file, as gunzip sees them.
 		r = zr
 	}
-	return &limitReader{r: r, left: limit}, nil
+	return &limitReader{r: r, left: limit, maxRun: maxRun}, nil
 }
 
 // limitReader fails once more than its limit has been read, unlike
 // io.LimitReader, which ends quietly: a cut sitemap must not pass as a
 // whole one.
+// It also fails after maxRun bytes without a '<' (see maxRun).
 type limitReader struct {
-	r    io.Reader
-	left int64
+	r      io.Reader
+	left   int64
+	maxRun int
+	run    int // bytes since the last '<'
 }
 
 func (l *limitReader) Read(b []byte) (int, error) {
@@ -286,10 +296,21 @@ func (l *limitReader) Read(b []byte) (int, error) {
 	if l.left < 0 {
 		return 0, errOverLimit
 	}
+	if i := bytes.LastIndexByte(b[:n], '<'); i >= 0 {
+		l.run = n - i - 1
+	} else {
+		l.run += n
+	}
+	if l.run > l.maxRun {
+		return 0, errLongRun
+	}
 	return n, err
 }
 
-var errOverLimit = fmt.Errorf("%w: more than the uncompressed size allowed", ErrTooLarge)
+var (
+	errOverLimit = fmt.Errorf("%w: more than the uncompressed size allowed", ErrTooLarge)
+	errLongRun   = fmt.Errorf("%w: a text or tag of more than %d bytes", ErrTooLarge, maxRun)
+)
 
 // wrapReadError classifies an error of the XML decoder.
 func wrapReadError(err error) error {

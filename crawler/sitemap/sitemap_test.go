@@ -161,6 +161,26 @@ func TestParseGzipBomb(t *testing.T) {
 	}
 }
 
+// A text node longer than any sitemap's stops the parse long before
+// MaxBytes: the decoder would hold it whole.
+func TestParseLongTextNode(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("<urlset><url><loc>http://h/"), strings.NewReader(strings.Repeat("a", 2<<20)))
+	_, _, err := parse(t, in, Options{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "text or tag") {
+		t.Fatalf("error %v, want ErrTooLarge for the text", err)
+	}
+	// Many short nodes of the same size in all are fine.
+	var b strings.Builder
+	b.WriteString("<urlset>")
+	for i := range 40_000 {
+		fmt.Fprintf(&b, "<url><loc>http://h/%d</loc></url>\n", i)
+	}
+	b.WriteString("</urlset>")
+	if _, res, err := parse(t, strings.NewReader(b.String()), Options{}); err != nil || res.URLs != 40_000 {
+		t.Fatalf("%d URLs, %v", res.URLs, err)
+	}
+}
+
 func TestCallbackErrorStops(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
