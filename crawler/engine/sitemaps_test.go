@@ -306,3 +306,71 @@ func TestSitemapsOffAndIgnoreRobots(t *testing.T) {
 		})
 	}
 }
+
+// Hostile sitemaps end as reported skips, in bounded time, leaving nothing
+// running (goleak): one that never answers, one whose body never ends, one
+// that redirects to itself, one that redirects off the host.
+func TestHostileSitemaps(t *testing.T) {
+	site := &sitemapSite{maps: map[string]any{}}
+	log := &requestLog{}
+	h := startHost(t, 74, log, site)
+	base := "http://" + h.Host
+	site.robots = "Sitemap: " + base + "/hang.xml\nSitemap: " + base + "/endless.xml\nSitemap: " + base + "/loop.xml\nSitemap: " + base + "/away.xml\n"
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	site.maps["/hang.xml"] = func(w http.ResponseWriter) {
+		w.(http.Flusher).Flush()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	site.maps["/endless.xml"] = func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/xml")
+		fmt.Fprint(w, "<urlset>")
+		chunk := []byte(strings.Repeat("<url><loc>http://127.0.0.1:9/x</loc></url>", 100))
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
+	site.maps["/loop.xml"] = func(w http.ResponseWriter) {
+		w.Header().Set("Location", "/loop.xml")
+		w.WriteHeader(http.StatusFound)
+	}
+	site.maps["/away.xml"] = func(w http.ResponseWriter) {
+		w.Header().Set("Location", "http://127.0.0.1:9/sitemap.xml")
+		w.WriteHeader(http.StatusMovedPermanently)
+	}
+	got := map[string]crawler.Outcome{}
+	var mu sync.Mutex
+	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), FetchTimeout: 500 * time.Millisecond,
+		OnOutcome: func(o crawler.Outcome) {
+			mu.Lock()
+			got[o.URL] = o
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	sum, err := e.Run(context.Background(), base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("the crawl took %v", d)
+	}
+	for _, p := range []string{"/hang.xml", "/endless.xml", "/loop.xml", "/away.xml"} {
+		if o := got[base+p]; o.Reason != crawler.ReasonSitemap || o.Err == nil {
+			t.Errorf("%s: outcome %v (%v), want a sitemap skip", p, o.Reason, o.Err)
+		}
+	}
+	if sum.Pages != 1 || sum.Errors != 0 {
+		t.Errorf("summary %+v", sum.Progress)
+	}
+	if n := log.count(h.Host, "/loop.xml"); n > 6 {
+		t.Errorf("a redirect loop was followed %d times", n)
+	}
+}
