@@ -101,7 +101,9 @@ type Options struct {
 	// one hop from the start, with their <lastmod>. IgnoreRobots does not
 	// turn them off (only /sitemap.xml is read then, robots.txt not being
 	// fetched). A sitemap that cannot be read is reported (an outcome with
-	// crawler.ReasonSitemap); the crawl goes on.
+	// crawler.ReasonSitemap); the crawl goes on. In a shared crawl each
+	// process reads the sitemaps of the hosts it leases, once per run of
+	// its own.
 	IgnoreSitemaps bool
 
 	// Detector refuses private and special-purpose addresses, in links and
