@@ -12,6 +12,8 @@
 // bytes, whether the file is a .xml.gz or was sent with Content-Encoding
 // gzip and not decoded by the HTTP client.
 //
+// A file declaring an encoding other than UTF-8 is decoded as declared.
+//
 // Entries are checked as the protocol asks: <loc> must be an absolute http
 // or https URL of at most 2,048 characters, on the sitemap's own host and
 // under the directory the sitemap is in (Options.Location; a sitemap named

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html/charset"
 )
 
 // The protocol's limits, the defaults of Options.
@@ -118,9 +120,9 @@ func Parse(r io.Reader, opts Options, fn func(Kind, Entry) error) (Result, error
 		return res, err
 	}
 	d := xml.NewDecoder(in)
-	// Sitemaps must be UTF-8; a file declaring another encoding fails
-	// instead of being guessed at.
-	d.CharsetReader = nil
+	// The protocol asks for UTF-8; a file that declares another encoding
+	// (ISO-8859-1, say) is decoded as it declares rather than refused.
+	d.CharsetReader = charset.NewReaderLabel
 	p := parser{opts: opts, res: &res, fn: fn}
 	for {
 		tok, err := d.Token()

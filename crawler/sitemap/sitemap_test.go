@@ -101,6 +101,15 @@ func TestParseIndexDoubleGzip(t *testing.T) {
 	}
 }
 
+// A file that declares another encoding than UTF-8 is decoded as declared.
+func TestParseLatin1(t *testing.T) {
+	in := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>http://h/caf\xe9</loc></url></urlset>"
+	g, _, err := parse(t, strings.NewReader(in), Options{})
+	if err != nil || len(g.entries) != 1 || g.entries[0].Loc != "http://h/café" {
+		t.Errorf("got %v, %v", g.entries, err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	many := func(n int) string {
 		var b strings.Builder
@@ -126,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad gzip", "\x1f\x8bnot gzip at all", Options{}, ErrMalformed, 0},
 		{"too many", many(11), Options{MaxURLs: 10}, ErrTooLarge, 10},
 		{"too long", many(100), Options{MaxBytes: 200}, ErrTooLarge, -1},
-		{"latin1", `<?xml version="1.0" encoding="ISO-8859-1"?><urlset></urlset>`, Options{}, nil, 0},
+		{"unknown encoding", `<?xml version="1.0" encoding="x-no-such"?><urlset></urlset>`, Options{}, nil, 0},
 	} {
 		g, _, err := parse(t, strings.NewReader(c.in), c.opts)
 		if c.want == nil {
