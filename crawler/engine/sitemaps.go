@@ -22,7 +22,7 @@ import (
 const (
 	// sitemapMaxFiles is the most sitemap files (indexes included) read
 	// per host: an index may list 50,000 sitemaps, which no crawl wants
-	// all of.
+	// all of. Index entries beyond it count as skipped URLs.
 	sitemapMaxFiles = 500
 	// sitemapMaxNesting is how deep indexes may nest: the protocol allows
 	// none (an index lists sitemaps), sites sometimes nest one level.
@@ -139,7 +139,7 @@ func (s *sitemapReader) read(root *url.URL) {
 		}
 		seen[key] = true
 		if files >= sitemapMaxFiles {
-			s.run.stats.note("sitemap: over the limit of files")
+			s.run.stats.sitemapSkipped.Add(1)
 			continue
 		}
 		files++
@@ -153,7 +153,10 @@ func (s *sitemapReader) read(root *url.URL) {
 			s.report(key, crawler.ReasonRobots, errors.New("sitemap disallowed by robots.txt"))
 			continue
 		}
-		more, err := s.readOne(j)
+		// Jobs beyond the file limit would never be read: an index
+		// lists no more than there is room for, so that memory is bounded
+		// by the limit rather than by 50,000 entries an index.
+		more, err := s.readOne(j, sitemapMaxFiles-files-len(jobs))
 		if err != nil {
 			if !(j.implicit && errors.Is(err, errNoSitemap)) && s.ctx.Err() == nil {
 				s.report(key, crawler.ReasonSitemap, err)
@@ -171,7 +174,7 @@ var errNoSitemap = errors.New("no sitemap")
 // readOne fetches and parses one sitemap, queueing the URLs it lists; it
 // returns the sitemaps an index lists. URLs read before an error stay
 // queued.
-func (s *sitemapReader) readOne(j sitemapJob) ([]sitemapJob, error) {
+func (s *sitemapReader) readOne(j sitemapJob, room int) ([]sitemapJob, error) {
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
@@ -193,7 +196,7 @@ func (s *sitemapReader) readOne(j sitemapJob) ([]sitemapJob, error) {
 	q := sitemapQueue{s: s}
 	r, err := sitemap.Parse(res.Body, sitemap.Options{Location: loc, AnyPath: j.fromRobots}, func(k sitemap.Kind, e sitemap.Entry) error {
 		if k == sitemap.Index {
-			if j.nesting >= sitemapMaxNesting {
+			if j.nesting >= sitemapMaxNesting || len(more) >= room {
 				s.run.stats.sitemapSkipped.Add(1)
 				return nil
 			}
