@@ -373,3 +373,59 @@ func TestCrawlRecordsNotModified(t *testing.T) {
 		t.Fatalf("recorded %+v (cut %v), want the 304 with no body, whole", p, rec.cuts[l.URL])
 	}
 }
+
+// modifiedIterator is a sliceIterator that also knows, for each link, when
+// the site says it last changed (a sitemap's lastmod).
+type modifiedIterator struct {
+	sliceIterator
+	modified []time.Time
+}
+
+func (it *modifiedIterator) ModifiedAt() time.Time { return it.modified[it.i-1] }
+
+// A page retrieved after the site says it last changed is not requested
+// at all: it is unchanged, its times refreshed; one changed since its
+// retrieval is requested (conditionally); without a graph that can
+// refresh edges every page is requested.
+func TestCrawlSkipsPagesUnchangedBySite(t *testing.T) {
+	s := newValidatingSite(t)
+	g := graphmem.New()
+	defer g.Close()
+	retrieved := time.Now().Add(-time.Hour).Truncate(time.Microsecond)
+	links := []*linkgraph.Link{
+		{URL: s.URL + "/a", RetrievedAt: retrieved, ETag: `"a-v0"`},
+		{URL: s.URL + "/dated", RetrievedAt: retrieved},
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	modified := []time.Time{retrieved.Add(-time.Hour), retrieved.Add(time.Minute)}
+	it := func() *modifiedIterator {
+		return &modifiedIterator{sliceIterator: sliceIterator{links: links}, modified: modified}
+	}
+	log := &outcomeLog{m: map[string]crawler.Outcome{}}
+	if _, err := conditionalCrawler(t, g, nil, log, false).Crawl(context.Background(), it()); err != nil {
+		t.Fatal(err)
+	}
+	counts, _ := s.take()
+	if n := counts["GET /a 200"] + counts["GET /a 304"]; n != 0 {
+		t.Errorf("/a, unchanged by the site's word, was requested %d times", n)
+	}
+	if o := log.m[s.URL+"/a"]; !o.Crawled() || !o.Unchanged || o.StatusCode != 0 {
+		t.Errorf("/a outcome %+v, want crawled and unchanged without a response", o)
+	}
+	if l, _ := g.FindLink(links[0].ID); !l.RetrievedAt.After(retrieved) || l.ETag != `"a-v0"` {
+		t.Errorf("/a stored as %+v, want a new retrieval time and its ETag kept", l)
+	}
+	if counts["GET /dated 200"] != 1 {
+		t.Errorf("/dated, changed since its retrieval, was not fetched: %v", counts)
+	}
+
+	clear(log.m)
+	if _, err := conditionalCrawler(t, plainGraph{g}, nil, log, false).Crawl(context.Background(), it()); err != nil {
+		t.Fatal(err)
+	}
+	if counts, _ = s.take(); counts["GET /a 200"] != 1 {
+		t.Errorf("without EdgeRefresher /a must be fetched: %v", counts)
+	}
+}

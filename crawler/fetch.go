@@ -126,6 +126,15 @@ func (f *Fetcher) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Pa
 	if !p.fs.begun && !f.admit(ctx, p) {
 		return nil, nil
 	}
+	if f.unchangedBySite(p) {
+		// Retrieved since it last changed, by the site's word: no
+		// request at all, and the stores refresh its times as for a 304.
+		p.Unchanged = true
+		p.FinalURL = p.URL
+		p.FetchedAt = time.Now()
+		p.outcome.duration = time.Since(p.fs.start)
+		return p, nil
+	}
 	if !f.fetch(ctx, p) {
 		if err := p.fs.recordErr; err != nil {
 			return nil, err
@@ -336,6 +345,15 @@ func (f *Fetcher) failed(ctx context.Context, p *Payload, err error) {
 	default:
 		p.skip(reasonOf(err, ReasonFetchError), err)
 	}
+}
+
+// unchangedBySite reports whether a page about to be requested for the
+// first time in this fetch need not be: the site says (Payload.ModifiedAt)
+// it last changed before its retrieval, and the graph can refresh its
+// edges (the condition for conditional requests too).
+func (f *Fetcher) unchangedBySite(p *Payload) bool {
+	return f.conditional && p.fs.attempt == 0 && len(p.fs.chain) == 1 && !p.fs.headDone && p.fs.sent == "" &&
+		!p.ModifiedAt.IsZero() && !p.RetrievedAt.IsZero() && p.ModifiedAt.Before(p.RetrievedAt)
 }
 
 // validator returns a response's validator header if it is one the graph

@@ -66,6 +66,12 @@ const (
 	// (5xx, 429, a network error) even after retries, so nothing of the
 	// host may be fetched; Outcome.Err says what went wrong.
 	ReasonRobotsUnreachable
+	// ReasonSitemap: a sitemap could not be read (malformed XML, over the
+	// protocol's limits, an error status); the URL is the sitemap's, and
+	// Outcome.Err says what was wrong. It is a skip, not a failure: the
+	// crawl goes on without the sitemap (or with the entries read before
+	// the error).
+	ReasonSitemap
 	numReasons
 )
 
@@ -89,6 +95,7 @@ var reasonNames = [numReasons]string{
 	ReasonRedirectLoop:      "redirect-loop",
 	ReasonTooManyRedirects:  "too-many-redirects",
 	ReasonRobotsUnreachable: "robots-unreachable",
+	ReasonSitemap:           "sitemap",
 }
 
 // String returns the reason's stable, kebab-case name.

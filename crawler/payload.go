@@ -31,6 +31,12 @@ type Payload struct {
 	// Unchanged), and the graph stores the new ones with RetrievedAt.
 	ETag         string
 	LastModified string
+	// ModifiedAt is when the page last changed by the site's word (a
+	// sitemap's <lastmod>; see ModifiedIterator), zero if unknown. A page
+	// retrieved after that is not requested at all when its graph could
+	// take a conditional answer: it is Unchanged, as a 304 would have
+	// said.
+	ModifiedAt time.Time
 
 	// Set by the fetch stage.
 
@@ -122,6 +128,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c := payloadPool.Get().(*Payload)
 	c.LinkID, c.URL, c.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
 	c.ETag, c.LastModified, c.Unchanged = p.ETag, p.LastModified, p.Unchanged
+	c.ModifiedAt = p.ModifiedAt
 	c.FinalURL, c.StatusCode, c.ContentType = p.FinalURL, p.StatusCode, p.ContentType
 	c.Body = append(c.Body[:0], p.Body...)
 	c.FetchedAt = p.FetchedAt

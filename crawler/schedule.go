@@ -43,6 +43,15 @@ type ResumingIterator interface {
 	Resumed() *Payload
 }
 
+// ModifiedIterator is a link iterator that may know, besides the graph,
+// when the current link's page last changed: a sitemap's <lastmod>, say.
+// The Source puts it in Payload.ModifiedAt.
+type ModifiedIterator interface {
+	// ModifiedAt returns when the current link's page last changed, by
+	// the site's word; zero if unknown.
+	ModifiedAt() time.Time
+}
+
 // ContextIterator is a link iterator whose Next may block (a frontier
 // waiting for work) and can be interrupted: the Source calls NextContext
 // with the pipeline's context instead of Next, so that a crawl cancelled
@@ -82,7 +91,7 @@ type fetchState struct {
 func (p *Payload) detach() *Payload {
 	q := payloadPool.Get().(*Payload)
 	q.LinkID, q.URL, q.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
-	q.ETag, q.LastModified = p.ETag, p.LastModified
+	q.ETag, q.LastModified, q.ModifiedAt = p.ETag, p.LastModified, p.ModifiedAt
 	q.StatusCode = p.StatusCode
 	q.outcome = p.outcome
 	q.fs = p.fs

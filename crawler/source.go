@@ -47,6 +47,9 @@ func (s *Source) Payload() pipeline.Payload {
 	l := s.it.Link()
 	p := NewPayload(l.ID, l.URL, l.RetrievedAt)
 	p.ETag, p.LastModified = l.ETag, l.LastModified
+	if m, ok := s.it.(ModifiedIterator); ok {
+		p.ModifiedAt = m.ModifiedAt()
+	}
 	ctx := s.ctx
 	if ctx == nil {
 		ctx = context.Background()

@@ -37,6 +37,7 @@ type crawlOptions struct {
 	perHost       int
 	userAgent     string
 	ignoreRobots  bool
+	sitemaps      bool
 	maxBody       int64
 	timeout       time.Duration
 	allowNets     stringList
@@ -79,6 +80,7 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.IntVar(&o.perHost, "per-host", 0, "at most `N` requests in flight per host (0: the default)")
 	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent header `S`, also the name matched in robots.txt")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not fetch or obey robots.txt")
+	fs.BoolVar(&o.sitemaps, "sitemaps", true, "read each host's sitemaps (robots.txt Sitemap lines and /sitemap.xml) and crawl the pages they list in scope; --ignore-robots does not turn this off")
 	fs.Int64Var(&o.maxBody, "max-body", crawler.DefaultMaxBodyBytes, "skip pages larger than `BYTES`")
 	fs.DurationVar(&o.timeout, "timeout", crawler.DefaultFetchTimeout, "give up on a page after `D`")
 	fs.Var(&o.allowNets, "allow-net", "let the crawler reach this private network `CIDR`, e.g. 127.0.0.0/8 (repeatable)")
@@ -237,23 +239,24 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 		perHost = o.workers
 	}
 	cfg.engine = engine.Options{
-		Workers:       o.workers,
-		PerHost:       perHost,
-		Delay:         o.delay,
-		UserAgent:     o.userAgent,
-		IgnoreRobots:  o.ignoreRobots,
-		Detector:      privnet.New(allow...).WithDenied(deny...),
-		MaxBodyBytes:  o.maxBody,
-		FetchTimeout:  o.timeout,
-		MaxRedirects:  redirectLimit(o.maxRedirects),
-		HeadFirst:     o.headFirst,
-		Normalization: norm,
-		Retry:         retry,
-		AnyHost:       !o.sameHost,
-		Domains:       domains,
-		MaxDepth:      o.maxDepth,
-		MaxPages:      o.maxPages,
-		RecrawlAfter:  o.recrawlAfter,
+		Workers:        o.workers,
+		PerHost:        perHost,
+		Delay:          o.delay,
+		UserAgent:      o.userAgent,
+		IgnoreRobots:   o.ignoreRobots,
+		IgnoreSitemaps: !o.sitemaps,
+		Detector:       privnet.New(allow...).WithDenied(deny...),
+		MaxBodyBytes:   o.maxBody,
+		FetchTimeout:   o.timeout,
+		MaxRedirects:   redirectLimit(o.maxRedirects),
+		HeadFirst:      o.headFirst,
+		Normalization:  norm,
+		Retry:          retry,
+		AnyHost:        !o.sameHost,
+		Domains:        domains,
+		MaxDepth:       o.maxDepth,
+		MaxPages:       o.maxPages,
+		RecrawlAfter:   o.recrawlAfter,
 	}
 	if o.include != "" {
 		cfg.engine.Include = []string{o.include}

@@ -17,32 +17,39 @@ import (
 
 // summary is what a crawl did, printed at the end and written to the report.
 type summary struct {
-	Pages       int64            `json:"pages"`
-	Unchanged   int64            `json:"unchanged"`
-	Links       int64            `json:"links"`
-	Bytes       int64            `json:"bytes"`
-	Errors      int64            `json:"errors"`
-	Skipped     int64            `json:"skipped"`
-	Queued      int              `json:"left_queued"`
-	Reasons     map[string]int64 `json:"reasons"`
-	Elapsed     float64          `json:"elapsed_seconds"`
-	PagesPerSec float64          `json:"pages_per_second"`
-	Interrupted bool             `json:"interrupted"`
-	Partition   string           `json:"partition,omitempty"`
+	Pages     int64            `json:"pages"`
+	Unchanged int64            `json:"unchanged"`
+	Links     int64            `json:"links"`
+	Bytes     int64            `json:"bytes"`
+	Errors    int64            `json:"errors"`
+	Skipped   int64            `json:"skipped"`
+	Queued    int              `json:"left_queued"`
+	Reasons   map[string]int64 `json:"reasons"`
+	// Sitemaps read, the URLs they listed in scope and those left out.
+	Sitemaps       int64   `json:"sitemaps"`
+	SitemapURLs    int64   `json:"sitemap_urls"`
+	SitemapSkipped int64   `json:"sitemap_urls_skipped"`
+	Elapsed        float64 `json:"elapsed_seconds"`
+	PagesPerSec    float64 `json:"pages_per_second"`
+	Interrupted    bool    `json:"interrupted"`
+	Partition      string  `json:"partition,omitempty"`
 }
 
 func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 	sum := summary{
-		Pages:       s.Pages,
-		Unchanged:   s.Unchanged,
-		Links:       s.Links,
-		Bytes:       s.Bytes,
-		Errors:      s.Errors,
-		Skipped:     s.Skipped,
-		Queued:      s.Queued,
-		Reasons:     s.Reasons,
-		Elapsed:     s.Elapsed.Seconds(),
-		Interrupted: interrupted,
+		Pages:          s.Pages,
+		Unchanged:      s.Unchanged,
+		Links:          s.Links,
+		Bytes:          s.Bytes,
+		Errors:         s.Errors,
+		Skipped:        s.Skipped,
+		Queued:         s.Queued,
+		Reasons:        s.Reasons,
+		Sitemaps:       s.Sitemaps,
+		SitemapURLs:    s.SitemapURLs,
+		SitemapSkipped: s.SitemapSkipped,
+		Elapsed:        s.Elapsed.Seconds(),
+		Interrupted:    interrupted,
 	}
 	sum.PagesPerSec = float64(sum.Pages) / max(sum.Elapsed, 1e-9)
 	if cfg.partition.count > 1 {
@@ -60,6 +67,9 @@ func printSummary(w io.Writer, s summary) {
 	fmt.Fprintln(w)
 	if s.Unchanged > 0 {
 		fmt.Fprintf(w, "%d of the pages unchanged since the last crawl (304 Not Modified: not downloaded again)\n", s.Unchanged)
+	}
+	if s.Sitemaps > 0 || s.SitemapURLs > 0 {
+		fmt.Fprintf(w, "sitemaps: %d read, listing %d URLs in scope (%d left out)\n", s.Sitemaps, s.SitemapURLs, s.SitemapSkipped)
 	}
 	// Outcomes count pages the crawl handled; scope and depth decisions
 	// count links found and left out, which are not pages skipped.
@@ -82,7 +92,7 @@ func printSummary(w io.Writer, s summary) {
 		}
 	}
 	if len(links) > 0 {
-		fmt.Fprintln(w, "links left out of the crawl (found on pages, not fetched):")
+		fmt.Fprintln(w, "links left out of the crawl (found on pages or in sitemaps, not fetched):")
 		for _, k := range links {
 			fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
 		}
@@ -90,9 +100,10 @@ func printSummary(w io.Writer, s summary) {
 }
 
 // isLinkDecision reports whether a reason counts links left out by scope or
-// depth, rather than pages.
+// depth (found on pages, or listed by sitemaps: "sitemap: ..."), rather
+// than pages.
 func isLinkDecision(reason string) bool {
-	return reason == "depth" || strings.HasPrefix(reason, "scope: ")
+	return reason == "depth" || strings.HasPrefix(reason, "scope: ") || strings.HasPrefix(reason, "sitemap: ")
 }
 
 // urlOutcome is one URL's line in the report.

@@ -24,6 +24,7 @@ type service struct {
 	current *engine.Run
 	// Totals over the finished runs.
 	runs, pages, errs, skipped, bytes int64
+	sitemaps, sitemapURLs             int64
 	lastErr                           error
 	lastEnd                           time.Time
 }
@@ -48,6 +49,8 @@ func (s *service) end(sum *engine.Summary) {
 		s.errs += sum.Errors
 		s.skipped += sum.Skipped
 		s.bytes += sum.Bytes
+		s.sitemaps += sum.Sitemaps
+		s.sitemapURLs += sum.SitemapURLs
 	}
 	s.lastEnd = time.Now()
 }
@@ -124,6 +127,7 @@ func (s *service) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	pages, errs, skipped, bytes, runs := s.pages, s.errs, s.skipped, s.bytes, s.runs
+	sitemaps, sitemapURLs := s.sitemaps, s.sitemapURLs
 	var queued, inFlight int
 	running := 0
 	reasons := map[string]int64{}
@@ -134,6 +138,8 @@ func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
 		errs += p.Errors
 		skipped += p.Skipped
 		bytes += p.Bytes
+		sitemaps += p.Sitemaps
+		sitemapURLs += p.SitemapURLs
 		queued, inFlight = p.Queued, p.InFlight
 		reasons = p.Reasons
 	}
@@ -151,6 +157,8 @@ func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
 	counter("linksrus_fetch_errors_total", "Pages whose fetch failed.", errs)
 	counter("linksrus_pages_skipped_total", "Pages skipped (robots, content type, size...).", skipped)
 	counter("linksrus_bytes_fetched_total", "Body bytes read.", bytes)
+	counter("linksrus_sitemaps_read_total", "Sitemap files read.", sitemaps)
+	counter("linksrus_sitemap_urls_total", "URLs in scope listed by the sitemaps read.", sitemapURLs)
 	gauge("linksrus_crawl_running", "1 while a crawl runs.", int64(running))
 	gauge("linksrus_frontier_queued", "Links queued in the running crawl.", int64(queued))
 	gauge("linksrus_frontier_in_flight", "Pages in flight in the running crawl.", int64(inFlight))

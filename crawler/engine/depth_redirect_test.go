@@ -21,8 +21,8 @@ func TestMaxDepthThroughRedirects(t *testing.T) {
 	h := startHost(t, 61, &requestLog{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var k int
 		switch {
-		case r.URL.Path == "/robots.txt":
-			return
+		case r.URL.Path == "/robots.txt", r.URL.Path == "/sitemap.xml":
+			return // empty: no rules, no sitemap
 		case strings.HasPrefix(r.URL.Path, "/r"):
 			fmt.Sscanf(r.URL.Path, "/r%d", &k)
 			http.Redirect(w, r, fmt.Sprintf("/p%d", k), http.StatusFound)

@@ -23,11 +23,19 @@
 //     under the retry policy while it is unreachable (the host's pages wait,
 //     they are not dropped) and reported with its error when retries run
 //     out;
+//   - sitemaps, read once per host per run from a goroutine of their own
+//     once the host's first page is handed out: the Sitemap lines of its
+//     robots.txt, /sitemap.xml and the sitemaps their indexes list
+//     (package sitemap parses them); the URLs they list in scope join the
+//     frontier one hop from the start with their lastmod, the run lasting
+//     until every host's sitemaps are read. A sitemap that cannot be read
+//     is an outcome with crawler.ReasonSitemap, a skip, not a failure.
+//     Options.IgnoreSitemaps turns them off;
 //   - politeness enforced where each request starts: at most
 //     Options.PerHost requests in flight per host and at least the host's
 //     delay (Options.Delay, raised by a robots.txt Crawl-delay) between two
 //     request starts, for every request that reaches a host: page GETs,
-//     HEADs, every redirect hop, every retry and robots.txt itself. A host
+//     HEADs, every redirect hop, every retry, robots.txt and sitemaps. A host
 //     waiting for its delay never holds a fetch worker: a page whose next
 //     request (a hop, a retry) cannot start goes back to the frontier and a
 //     worker takes another host's page;

@@ -143,15 +143,19 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		return nil, err
 	}
 	r.frontier = f
+	hf := newHostFetcher(runCtx, &r.wg, f.sched, e.getter, &o)
 	if !o.IgnoreRobots {
-		f.robots = newRobotsTable(runCtx, &r.wg, f.sched, e.getter, &o)
+		f.robots = newRobotsTable(hf, &o)
+	}
+	if !o.IgnoreSitemaps {
+		f.sitemaps = newSitemapReader(hf, r, f.robots)
 	}
 	if o.Shared != nil {
 		f.shared = newSharedSource(&o, f, cutoff)
 		f.refill = f.shared.refill
+		hf.allow = f.shared.mayStart
 		if f.robots != nil {
 			f.robots.share = f.shared.saveRobots
-			f.robots.allow = f.shared.mayStart
 		}
 	}
 	r.graph = newDiscoveringGraph(o.Graph, r)
@@ -268,6 +272,15 @@ func (r *Run) outcome(out crawler.Outcome) {
 		r.frontier.shared.finished(out)
 	}
 	r.frontier.done(out.LinkID)
+}
+
+// report reports the outcome of a URL that is not a page of the frontier
+// (a sitemap): counted and passed on, but no page is done with it.
+func (r *Run) report(out crawler.Outcome) {
+	r.stats.record(out)
+	if r.opts.OnOutcome != nil {
+		r.opts.OnOutcome(out)
+	}
 }
 
 // seed stores the seeds and queues those that are due.

@@ -25,10 +25,20 @@ const depthLevels = 8
 // item is what the frontier queues under a host: a link to fetch, or a
 // page whose fetch was parked until the host can take its next request.
 type item struct {
-	link   linkgraph.Link
-	depth  int
-	parked *crawler.Payload
+	link  linkgraph.Link
+	depth int
+	// lastMod is the <lastmod> of the sitemap entry the link was queued
+	// from (zero otherwise, or when the sitemap did not say): when the
+	// page last changed, by the site's word. It travels with the link
+	// through the spill file and stays known while the page is in flight
+	// (frontier.lastModOf), for a request that can be skipped or made
+	// conditional. In a shared crawl it does not survive the shared queue.
+	lastMod time.Time
+	parked  *crawler.Payload
 }
+
+// maxLateLastMods bounds frontier.lateLastMods (40-odd bytes each).
+const maxLateLastMods = 1 << 20
 
 // leaseEntry is the host slot held for a page handed out.
 type leaseEntry struct {
@@ -53,7 +63,8 @@ type frontier struct {
 	cutoff    time.Time
 	maxPages  int
 	maxQueued int
-	robots    *robotsTable // nil: robots.txt ignored
+	robots    *robotsTable   // nil: robots.txt ignored
+	sitemaps  *sitemapReader // nil: sitemaps ignored
 	// shared, in a crawl shared with other processes, is where links go
 	// and come from: a link found is queued there, and the frontier holds
 	// only the links of the hosts this process has leased.
@@ -70,8 +81,17 @@ type frontier struct {
 	left         int // links dropped from the queue after stop, for the next run
 	stopped      bool
 	leases       map[uuid.UUID]*leaseEntry
-	depth        map[uuid.UUID]int // depth of the pages in flight
-	cur          item
+	depth        map[uuid.UUID]int       // depth of the pages in flight
+	lastMods     map[uuid.UUID]time.Time // sitemap lastmod of the pages in flight that have one
+	// lateLastMods holds the sitemap lastmod of links that were queued
+	// before their host's sitemap listed them (a recrawl queues every
+	// page due from the graph first), taken when they are handed out;
+	// at most maxLateLastMods of them.
+	lateLastMods map[uuid.UUID]time.Time
+	// sitemapsPending counts the hosts whose sitemaps are being read: the
+	// crawl is not over while one may still queue links.
+	sitemapsPending int
+	cur             item
 	// interruptWait, while NextContext waits in the scheduler, ends that
 	// wait when the crawl may be over (nothing queued or in flight) or is
 	// stopped.
@@ -105,6 +125,9 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		spill:     newSpill(o.SpillDir, depthLevels),
 		leases:    make(map[uuid.UUID]*leaseEntry),
 		depth:     make(map[uuid.UUID]int),
+		lastMods:  make(map[uuid.UUID]time.Time),
+
+		lateLastMods: make(map[uuid.UUID]time.Time),
 	}, nil
 }
 
@@ -112,6 +135,16 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 // reports whether it was. Beyond MaxQueued links in memory, the link waits
 // in the spill file.
 func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
+	return f.addItem(item{link: l, depth: depth})
+}
+
+// addListed is add for a link a sitemap listed, with the entry's lastmod.
+func (f *frontier) addListed(l linkgraph.Link, depth int, lastMod time.Time) (bool, error) {
+	return f.addItem(item{link: l, depth: depth, lastMod: lastMod})
+}
+
+func (f *frontier) addItem(it item) (bool, error) {
+	l, depth := it.link, it.depth
 	u, err := url.Parse(l.URL)
 	if err != nil {
 		return false, nil
@@ -128,29 +161,35 @@ func (f *frontier) add(l linkgraph.Link, depth int) (bool, error) {
 		if f.shared.adopt(l.ID, u.Host) {
 			// Its host is held here: crawled without waiting for the
 			// queue to hand it back (its row is removed once it is done).
-			return true, f.pushLocked(l, u.Host, depth)
+			return true, f.pushLocked(it, u.Host)
 		}
 		return true, nil
 	}
-	if f.stopped || !f.seen.add(l.URL) {
+	if f.stopped {
+		return false, nil
+	}
+	if !f.seen.add(l.URL) {
+		if !it.lastMod.IsZero() && len(f.lateLastMods) < maxLateLastMods {
+			f.lateLastMods[l.ID] = it.lastMod
+		}
 		return false, nil
 	}
 	if f.linksQueued >= f.maxQueued {
-		if err := f.spill.write(l, depth); err != nil {
+		if err := f.spill.write(it); err != nil {
 			return false, err
 		}
 		return true, nil
 	}
-	return true, f.pushLocked(l, u.Host, depth)
+	return true, f.pushLocked(it, u.Host)
 }
 
 // pushLocked queues a link in the scheduler. f.mu must be held.
-func (f *frontier) pushLocked(l linkgraph.Link, host string, depth int) error {
+func (f *frontier) pushLocked(it item, host string) error {
 	if f.robots != nil {
 		// Keeps the host paused until its robots.txt is known.
-		f.robots.ensure(l.URL)
+		f.robots.ensure(it.link.URL)
 	}
-	if err := f.sched.PushPriority(f.ctx, host, 1+min(depth, depthLevels-1), item{link: l, depth: depth}); err != nil {
+	if err := f.sched.PushPriority(f.ctx, host, 1+min(it.depth, depthLevels-1), it); err != nil {
 		return err
 	}
 	f.queued++
@@ -164,12 +203,12 @@ func (f *frontier) refillLocked() error {
 	if f.spill.len() == 0 || f.linksQueued > f.maxQueued/2 {
 		return nil
 	}
-	return f.spill.read(f.maxQueued-f.linksQueued, func(l linkgraph.Link, depth int) error {
-		u, err := url.Parse(l.URL)
+	return f.spill.read(f.maxQueued-f.linksQueued, func(it item) error {
+		u, err := url.Parse(it.link.URL)
 		if err != nil {
 			return nil
 		}
-		return f.pushLocked(l, u.Host, depth)
+		return f.pushLocked(it, u.Host)
 	})
 }
 
@@ -208,6 +247,23 @@ func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
 	defer f.mu.Unlock()
 	d, ok := f.depth[id]
 	return d, ok
+}
+
+// lastModOf returns the sitemap lastmod of a page in flight, if it was
+// queued from a sitemap entry that had one.
+func (f *frontier) lastModOf(id uuid.UUID) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.lastMods[id]
+	return t, ok
+}
+
+// sitemapsDone records that a host's sitemaps have been read.
+func (f *frontier) sitemapsDone() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sitemapsPending--
+	f.wakeIfOverLocked()
 }
 
 // Begin implements crawler.RequestScheduler.
@@ -279,6 +335,7 @@ func (f *frontier) done(id uuid.UUID) {
 	}
 	if _, ok := f.depth[id]; ok {
 		delete(f.depth, id)
+		delete(f.lastMods, id)
 		f.inFlight--
 	}
 	f.wakeIfOverLocked()
@@ -307,7 +364,7 @@ func (f *frontier) overLocked() bool {
 	if f.stopped {
 		return f.parkedQueued == 0 && f.inFlight == 0
 	}
-	return f.queued == 0 && f.inFlight == 0 && f.spill.len() == 0
+	return f.queued == 0 && f.inFlight == 0 && f.spill.len() == 0 && f.sitemapsPending == 0
 }
 
 // wakeIfOverLocked ends a waiting NextContext when there may be nothing
@@ -404,8 +461,20 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		}
 		f.handed++
 		f.inFlight++
+		if f.sitemaps != nil && f.sitemaps.start(it.link.URL, lease.Host) {
+			f.sitemapsPending++
+		}
 		f.leases[it.link.ID] = &leaseEntry{lease: lease}
 		f.depth[it.link.ID] = it.depth
+		if late, ok := f.lateLastMods[it.link.ID]; ok {
+			delete(f.lateLastMods, it.link.ID)
+			if it.lastMod.IsZero() {
+				it.lastMod = late
+			}
+		}
+		if !it.lastMod.IsZero() {
+			f.lastMods[it.link.ID] = it.lastMod
+		}
 		f.cur = it
 		if f.maxPages > 0 && f.handed >= f.maxPages {
 			f.stopLocked()
@@ -432,6 +501,17 @@ func (f *frontier) Link() *linkgraph.Link {
 	}
 	l := f.cur.link
 	return &l
+}
+
+// ModifiedAt implements crawler.ModifiedIterator: the sitemap lastmod of
+// the link handed out, if it has one.
+func (f *frontier) ModifiedAt() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cur.parked != nil {
+		return time.Time{} // its payload has kept it
+	}
+	return f.cur.lastMod
 }
 
 // Resumed implements crawler.ResumingIterator.
@@ -474,7 +554,7 @@ func (f *frontier) forgetShared(id uuid.UUID) {
 func (f *frontier) idle() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queued == 0 && f.inFlight == 0
+	return f.queued == 0 && f.inFlight == 0 && f.sitemapsPending == 0
 }
 
 // welcome prepares the frontier for a host just leased: its next request
@@ -496,7 +576,7 @@ func (f *frontier) pushPulled(links []linkgraph.QueuedLink) {
 	for _, q := range links {
 		f.seen.add(q.URL)
 		l := linkgraph.Link{ID: q.ID, URL: q.URL, RetrievedAt: q.RetrievedAt, ETag: q.ETag, LastModified: q.LastModified}
-		if err := f.pushLocked(l, q.Host, q.Depth); err != nil {
+		if err := f.pushLocked(item{link: l, depth: q.Depth}, q.Host); err != nil {
 			// The run is over; the link stays queued for the next.
 			f.shared.handedOut(q.Host)
 			f.shared.forget(q.ID)
@@ -544,7 +624,7 @@ func (f *frontier) dropHost(host string, lost bool) {
 // ends) and when its next request may start.
 func (f *frontier) hostState(host string) (bool, time.Time) {
 	idle, next := f.sched.HostState(host)
-	if f.robots != nil && f.robots.busy(host) {
+	if f.robots != nil && f.robots.busy(host) || f.sitemaps != nil && f.sitemaps.busy(host) {
 		idle = false
 	}
 	return idle, next

@@ -50,3 +50,78 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 		f.Close()
 	}
 }
+
+// A sitemap's lastmod stays with its link through the queue, in memory and
+// spilled, and is known while the page is in flight.
+func TestFrontierKeepsSitemapLastMod(t *testing.T) {
+	for _, maxQueued := range []int{100, 1} {
+		o, err := Options{Graph: memory.New(), PerHost: 100, MaxQueued: maxQueued, SpillDir: t.TempDir()}.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod := time.Date(2024, 5, 6, 7, 8, 9, 10, time.UTC)
+		want := map[uuid.UUID]time.Time{}
+		for i := range 3 {
+			id := uuid.New()
+			var lm time.Time
+			if i > 0 {
+				lm = mod.Add(time.Duration(i) * time.Hour)
+			}
+			want[id] = lm
+			if ok, err := f.addListed(linkgraph.Link{ID: id, URL: "http://h/" + strconv.Itoa(i)}, 1, lm); !ok || err != nil {
+				t.Fatalf("link %d not queued: %v", i, err)
+			}
+		}
+		for range 3 {
+			if !f.NextContext(context.Background()) {
+				t.Fatal("frontier ended early")
+			}
+			id := f.Link().ID
+			got, ok := f.lastModOf(id)
+			if ok != !want[id].IsZero() || !got.Equal(want[id]) {
+				t.Errorf("MaxQueued %d: lastModOf = %v %v, want %v", maxQueued, got, ok, want[id])
+			}
+			f.done(id)
+			if _, ok := f.lastModOf(id); ok {
+				t.Error("lastmod kept after the page was done")
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A sitemap that lists a link already queued (a recrawl queues every page
+// due from the graph before its host's sitemap is read) still gives the
+// page its lastmod when it is handed out.
+func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
+	o, err := Options{Graph: memory.New(), PerHost: 100, SpillDir: t.TempDir()}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := linkgraph.Link{ID: uuid.New(), URL: "http://h/page"}
+	if ok, err := f.add(l, 0); !ok || err != nil {
+		t.Fatalf("link not queued: %v", err)
+	}
+	mod := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	if ok, _ := f.addListed(l, 1, mod); ok {
+		t.Fatal("a link listed again was queued twice")
+	}
+	if !f.NextContext(context.Background()) || f.Link().ID != l.ID {
+		t.Fatal("the link was not handed out")
+	}
+	if got := f.ModifiedAt(); !got.Equal(mod) {
+		t.Errorf("ModifiedAt = %v, want the sitemap's %v", got, mod)
+	}
+	f.done(l.ID)
+}

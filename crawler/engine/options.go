@@ -97,6 +97,18 @@ type Options struct {
 	UserAgent string
 	// IgnoreRobots skips robots.txt entirely. Default: obeyed.
 	IgnoreRobots bool
+	// IgnoreSitemaps turns sitemaps off. By default the sitemaps of every
+	// host the crawl queues links for are read once per run (the Sitemap
+	// lines of its robots.txt, /sitemap.xml, and the sitemaps their
+	// indexes list, through the host's politeness and robots.txt like
+	// any request), and the URLs they list that are in scope are queued
+	// one hop from the start, with their <lastmod>. IgnoreRobots does not
+	// turn them off (only /sitemap.xml is read then, robots.txt not being
+	// fetched). A sitemap that cannot be read is reported (an outcome with
+	// crawler.ReasonSitemap); the crawl goes on. In a shared crawl each
+	// process reads the sitemaps of the hosts it leases, once per run of
+	// its own.
+	IgnoreSitemaps bool
 
 	// Detector refuses private and special-purpose addresses, in links and
 	// at dial time. Default: privnet.New(), no allow-list.

@@ -35,19 +35,13 @@ const (
 // run out are the host's pages reported, with ReasonRobotsUnreachable and
 // the error.
 type robotsTable struct {
-	ctx     context.Context
-	wg      *sync.WaitGroup
-	sched   *politeness.Scheduler[item]
-	getter  crawler.URLGetter // does not follow redirects
-	opts    robots.Options
-	retry   crawler.RetryPolicy
-	timeout time.Duration
+	*hostFetcher
+	opts  robots.Options
+	retry crawler.RetryPolicy
 
 	// share, if set, passes every robots.txt fetched on to the other
-	// processes of a shared crawl; allow, if set, says whether a request
-	// to a host may start (its lease is held).
+	// processes of a shared crawl.
 	share func(host string, rc linkgraph.RobotsCache)
-	allow func(host string) bool
 
 	mu      sync.Mutex
 	origins map[string]*robotsEntry
@@ -56,29 +50,28 @@ type robotsTable struct {
 
 type robotsEntry struct {
 	fetching bool
-	rules    *robots.Rules
-	basis    robots.Basis
-	err      error // the last fetch's, once retries ran out
-	expires  time.Time
+	// done is closed when a fetch ends (nil for a decision taken from
+	// another process, which is never waited for).
+	done    chan struct{}
+	rules   *robots.Rules
+	basis   robots.Basis
+	err     error // the last fetch's, once retries ran out
+	expires time.Time
 }
 
-func newRobotsTable(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], getter crawler.URLGetter, o *Options) *robotsTable {
+func newRobotsTable(hf *hostFetcher, o *Options) *robotsTable {
 	retry := o.Retry
 	if retry.MaxRetries == 0 {
 		retry.MaxRetries = crawler.DefaultMaxRetries
 	}
 	return &robotsTable{
-		ctx:    ctx,
-		wg:     wg,
-		sched:  sched,
-		getter: crawler.WithoutRedirects(getter),
+		hostFetcher: hf,
 		opts: robots.Options{
 			RobotName:     robotName(o.UserAgent),
 			UserAgent:     o.UserAgent,
 			MaxCrawlDelay: o.MaxCrawlDelay,
 		},
 		retry:   retry,
-		timeout: o.FetchTimeout,
 		origins: make(map[string]*robotsEntry),
 		paused:  make(map[string]int),
 	}
@@ -110,14 +103,35 @@ func (t *robotsTable) ensureLocked(u *url.URL) *robotsEntry {
 		}
 		return e
 	}
-	e = &robotsEntry{fetching: true}
+	e = &robotsEntry{fetching: true, done: make(chan struct{})}
 	t.origins[key] = e
 	if t.paused[u.Host]++; t.paused[u.Host] == 1 {
 		t.sched.Pause(u.Host)
 	}
-	t.wg.Add(1)
-	go t.fetch(key, u.Host, e)
+	t.spawn(func() { t.fetch(key, u.Host, e) })
 	return nil
+}
+
+// wait returns the decision for u's origin once it is known, fetching
+// the file if need be; it fails only when the run ends first.
+func (t *robotsTable) wait(u *url.URL) (*robotsEntry, error) {
+	for {
+		t.mu.Lock()
+		e := t.ensureLocked(u)
+		var done chan struct{}
+		if e == nil {
+			done = t.origins[origin(u)].done
+		}
+		t.mu.Unlock()
+		if e != nil {
+			return e, nil
+		}
+		select {
+		case <-done:
+		case <-t.ctx.Done():
+			return nil, t.ctx.Err()
+		}
+	}
 }
 
 // Admit implements crawler.Gate without ever waiting: a URL whose origin's
@@ -145,8 +159,7 @@ func (t *robotsTable) Admit(_ context.Context, u *url.URL) error {
 // fetch fetches one origin's robots.txt, retrying while it is
 // unreachable, then publishes the result and resumes the host.
 func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
-	defer t.wg.Done()
-	get := &acquiringGetter{sched: t.sched, next: t.getter, timeout: t.timeout, host: host, allow: t.allow}
+	get := t.getterFor(host)
 	var body []byte
 	var basis robots.Basis
 	var err error
@@ -188,6 +201,7 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 		delete(t.paused, host)
 		t.sched.Resume(host)
 	}
+	close(e.done)
 	t.mu.Unlock()
 }
 
@@ -229,6 +243,38 @@ func (t *robotsTable) backoff(attempt int, err error) (time.Duration, bool) {
 	return t.retry.Decide(res, nil, attempt)
 }
 
+// hostFetcher runs the requests the engine makes on its own behalf, not
+// for a page: robots.txt files and sitemaps. Each runs in a goroutine of
+// its own (never a fetch worker, which would sit idle through the host's
+// delay), counted in the run's WaitGroup so that the run waits for it,
+// and every request takes a slot of its host in the run's scheduler like
+// a page's request: the per-host limit and delay hold for these too.
+type hostFetcher struct {
+	ctx     context.Context // the run's
+	wg      *sync.WaitGroup
+	sched   *politeness.Scheduler[item]
+	getter  crawler.URLGetter // does not follow redirects
+	timeout time.Duration
+	// allow, if set, says whether a request to a host may start (in a
+	// shared crawl: its lease is held).
+	allow func(host string) bool
+}
+
+func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], getter crawler.URLGetter, o *Options) *hostFetcher {
+	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: crawler.WithoutRedirects(getter), timeout: o.FetchTimeout}
+}
+
+// spawn runs fn in a goroutine the run waits for.
+func (h *hostFetcher) spawn(fn func()) {
+	h.wg.Go(fn)
+}
+
+// getterFor returns a getter whose requests take a slot of their host;
+// those to host itself must also be allowed by h.allow.
+func (h *hostFetcher) getterFor(host string) *acquiringGetter {
+	return &acquiringGetter{sched: h.sched, next: h.getter, timeout: h.timeout, host: host, allow: h.allow}
+}
+
 // acquiringGetter takes a host slot for each request (waiting for it in the
 // calling goroutine, a robots.txt fetcher's) and frees it once the response
 // is read. The timeout applies from when the request may start.
@@ -240,6 +286,9 @@ type acquiringGetter struct {
 	// own, not a redirect's) whether it may still start.
 	host  string
 	allow func(host string) bool
+	// decorate, if set, is applied to each request once its slot is
+	// taken, as the crawler decorates a page's (Options.DecorateRequest).
+	decorate func(*http.Request) error
 }
 
 func (g *acquiringGetter) Do(req *http.Request) (*http.Response, error) {
@@ -250,6 +299,12 @@ func (g *acquiringGetter) Do(req *http.Request) (*http.Response, error) {
 	if g.allow != nil && req.URL.Host == g.host && !g.allow(g.host) {
 		release()
 		return nil, errHostLost
+	}
+	if g.decorate != nil {
+		if err := g.decorate(req); err != nil {
+			release()
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
 	res, err := g.next.Do(req.WithContext(ctx))

@@ -39,8 +39,12 @@ func newSharedSite(t *testing.T, hosts, pages int, gap time.Duration) *sharedSit
 		n := 2 + i
 		var self *hostServer
 		self = startHost(t, n, s.log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/robots.txt" {
+			switch r.URL.Path {
+			case "/robots.txt":
 				fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+				return
+			case "/sitemap.xml": // none, and not a page
+				http.NotFound(w, r)
 				return
 			}
 			if r.Method == http.MethodGet {
@@ -371,5 +375,58 @@ func TestSharedCrawlStopsAndResumes(t *testing.T) {
 		if n := by["first"] + by["second"]; n != 1 {
 			t.Errorf("%s fetched %d times (%v)", page, n, by)
 		}
+	}
+}
+
+// A shared crawl reads sitemaps too: the pages only a host's sitemap lists
+// are crawled once in all, whichever process holds the host, and the
+// sitemap requests keep to the host's politeness across the processes.
+func TestSharedCrawlReadsSitemaps(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	log := &requestLog{}
+	var sites []*sitemapSite
+	var hosts []*hostServer
+	for i := range 2 {
+		site := &sitemapSite{maps: map[string]any{}}
+		h := startHost(t, 80+i, log, site)
+		sites, hosts = append(sites, site), append(hosts, h)
+	}
+	for i, site := range sites {
+		base := "http://" + hosts[i].Host
+		other := "http://" + hosts[1-i].Host
+		site.robots = "User-agent: *\nAllow: /\nSitemap: " + base + "/s.xml\n"
+		site.maps["/s.xml"] = urlset(base, "/orphan1", "/orphan2", "/orphan3")
+		// The root links to the other host, so both are crawled.
+		site.maps["/"] = func(w http.ResponseWriter) { htmlPage(w, `<a href="`+other+`/">other</a>`) }
+	}
+	var wg sync.WaitGroup
+	sums := make([]*engine.Summary, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		g := openShared(t, dsn)
+		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.Queue(), g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { sums[i], errs[i] = e.Run(context.Background(), "http://"+hosts[0].Host+"/") })
+	}
+	wg.Wait()
+	var pages int64
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("process %d: %v", i, errs[i])
+		}
+		pages += sums[i].Pages
+	}
+	if pages != 8 { // a root and three orphans a host
+		t.Errorf("%d pages crawled in all, want 8", pages)
+	}
+	for i, site := range sites {
+		for _, p := range []string{"/orphan1", "/orphan2", "/orphan3"} {
+			if n := site.served(p); n != 1 {
+				t.Errorf("host %d: %s served %d times, want once", i, p, n)
+			}
+		}
+		log.checkPoliteness(t, hosts[i].Host, 2, 30*time.Millisecond)
 	}
 }

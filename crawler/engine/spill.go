@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // spill holds the links the frontier has no room for in memory, in a
@@ -37,8 +35,9 @@ func newSpill(dir string, levels int) *spill {
 
 func (s *spill) len() int { return s.n }
 
-// write appends l at depth.
-func (s *spill) write(l linkgraph.Link, depth int) error {
+// write appends a queued link (its link, depth and sitemap lastmod).
+func (s *spill) write(it item) error {
+	l, depth := it.link, it.depth
 	li := min(depth, len(s.levels)-1)
 	lv := s.levels[li]
 	if lv == nil {
@@ -52,25 +51,29 @@ func (s *spill) write(l linkgraph.Link, depth int) error {
 		lv = &spillLevel{f: f, w: bufio.NewWriterSize(f, 64<<10)}
 		s.levels[li] = lv
 	}
-	// ID, depth, RetrievedAt, then the URL and the validators (a
-	// recrawled page's, for its conditional request), each after its
+	// ID, depth, RetrievedAt, lastmod, then the URL and the validators
+	// (a recrawled page's, for its conditional request), each after its
 	// length.
-	var rec [binary.MaxVarintLen64*5 + 16]byte
+	var rec [binary.MaxVarintLen64*6 + 16]byte
 	b := append(rec[:0], l.ID[:]...)
 	b = binary.AppendUvarint(b, uint64(depth))
 	b = binary.AppendVarint(b, retrievedNanos(l.RetrievedAt))
-	b = binary.AppendUvarint(b, uint64(len(l.URL)))
-	b = binary.AppendUvarint(b, uint64(len(l.ETag)))
-	b = binary.AppendUvarint(b, uint64(len(l.LastModified)))
+	b = binary.AppendVarint(b, retrievedNanos(it.lastMod))
+	strs := [...]string{l.URL, l.ETag, l.LastModified}
+	for _, str := range strs {
+		b = binary.AppendUvarint(b, uint64(len(str)))
+	}
 	if _, err := lv.w.Write(b); err != nil {
 		return fmt.Errorf("engine: frontier spill: %w", err)
 	}
-	for _, str := range [...]string{l.URL, l.ETag, l.LastModified} {
+	n := len(b)
+	for _, str := range strs {
 		if _, err := lv.w.WriteString(str); err != nil {
 			return fmt.Errorf("engine: frontier spill: %w", err)
 		}
+		n += len(str)
 	}
-	lv.writeOff += int64(len(b) + len(l.URL) + len(l.ETag) + len(l.LastModified))
+	lv.writeOff += int64(n)
 	lv.n++
 	s.n++
 	return nil
@@ -78,7 +81,7 @@ func (s *spill) write(l linkgraph.Link, depth int) error {
 
 // read takes up to max links from the front, shallowest level first, and
 // passes each to fn.
-func (s *spill) read(max int, fn func(l linkgraph.Link, depth int) error) error {
+func (s *spill) read(max int, fn func(it item) error) error {
 	for _, lv := range s.levels {
 		if lv == nil || lv.n == 0 {
 			continue
@@ -91,14 +94,14 @@ func (s *spill) read(max int, fn func(l linkgraph.Link, depth int) error) error 
 		}
 		r := bufio.NewReaderSize(io.NewSectionReader(lv.f, lv.readOff, lv.writeOff-lv.readOff), 64<<10)
 		for ; max > 0 && lv.n > 0; max-- {
-			l, depth, size, err := readRecord(r)
+			it, size, err := readRecord(r)
 			if err != nil {
 				return fmt.Errorf("engine: frontier spill: %w", err)
 			}
 			lv.readOff += size
 			lv.n--
 			s.n--
-			if err := fn(l, depth); err != nil {
+			if err := fn(it); err != nil {
 				return err
 			}
 		}
@@ -115,30 +118,33 @@ func (s *spill) read(max int, fn func(l linkgraph.Link, depth int) error) error 
 	return nil
 }
 
-func readRecord(r *bufio.Reader) (linkgraph.Link, int, int64, error) {
-	var l linkgraph.Link
+func readRecord(r *bufio.Reader) (item, int64, error) {
+	var it item
+	l := &it.link
 	if _, err := io.ReadFull(r, l.ID[:]); err != nil {
-		return l, 0, 0, err
+		return it, 0, err
 	}
 	size := int64(16)
 	depth, err := binary.ReadUvarint(r)
 	if err != nil {
-		return l, 0, 0, err
+		return it, 0, err
 	}
 	size += int64(uvarintLen(depth))
-	nanos, err := binary.ReadVarint(r)
-	if err != nil {
-		return l, 0, 0, err
+	var nanos [2]int64 // retrieved, lastmod
+	for i := range nanos {
+		if nanos[i], err = binary.ReadVarint(r); err != nil {
+			return it, 0, err
+		}
+		size += int64(varintLen(nanos[i]))
 	}
-	size += int64(varintLen(nanos))
-	var lens [3]uint64
+	var lens [3]uint64 // URL, ETag, LastModified
 	for i := range lens {
 		n, err := binary.ReadUvarint(r)
 		if err != nil {
-			return l, 0, 0, err
+			return it, 0, err
 		}
 		if n > 1<<20 {
-			return l, 0, 0, errors.New("corrupt record")
+			return it, 0, errors.New("corrupt record")
 		}
 		size += int64(uvarintLen(n))
 		lens[i] = n
@@ -147,16 +153,23 @@ func readRecord(r *bufio.Reader) (linkgraph.Link, int, int64, error) {
 	for i, n := range lens {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(r, buf); err != nil {
-			return l, 0, 0, err
+			return it, 0, err
 		}
 		size += int64(n)
 		strs[i] = string(buf)
 	}
 	l.URL, l.ETag, l.LastModified = strs[0], strs[1], strs[2]
-	if nanos != 0 {
-		l.RetrievedAt = time.Unix(0, nanos).UTC()
+	l.RetrievedAt = fromNanos(nanos[0])
+	it.lastMod = fromNanos(nanos[1])
+	it.depth = int(depth)
+	return it, size, nil
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
 	}
-	return l, int(depth), size, nil
+	return time.Unix(0, n).UTC()
 }
 
 func retrievedNanos(t time.Time) int64 {

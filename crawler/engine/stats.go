@@ -27,6 +27,13 @@ type Progress struct {
 	// (crawler.Reason's, or "scope: ..." and "depth" for links found and
 	// left out).
 	Reasons map[string]int64
+	// Sitemaps is the number of sitemap files read (indexes included,
+	// those cut short by an error too); SitemapURLs the URLs they listed
+	// that are in scope (queued, unless queued or crawled already), and
+	// SitemapSkipped those left out: invalid, outside the sitemap's
+	// directory or the crawl's scope, or in an index nested too deep.
+	// Sitemaps that could not be read are outcomes (ReasonSitemap).
+	Sitemaps, SitemapURLs, SitemapSkipped int64
 	// Elapsed since the run started.
 	Elapsed time.Duration
 }
@@ -40,6 +47,8 @@ type runStats struct {
 	skipped   atomic.Int64
 	bytes     atomic.Int64
 	links     atomic.Int64
+
+	sitemaps, sitemapURLs, sitemapSkipped atomic.Int64
 
 	mu      sync.Mutex
 	reasons map[string]int64
@@ -97,6 +106,11 @@ func (s *runStats) snapshot() Progress {
 		Bytes:     s.bytes.Load(),
 		Links:     s.links.Load(),
 		Reasons:   reasons,
-		Elapsed:   time.Since(s.start),
+
+		Sitemaps:       s.sitemaps.Load(),
+		SitemapURLs:    s.sitemapURLs.Load(),
+		SitemapSkipped: s.sitemapSkipped.Load(),
+
+		Elapsed: time.Since(s.start),
 	}
 }

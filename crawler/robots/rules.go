@@ -2,6 +2,7 @@ package robots
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,14 @@ type Rules struct {
 	global       []rule
 
 	specificDelay, globalDelay time.Duration // -1 when absent
+
+	// sitemaps are the file's Sitemap lines, which belong to no group.
+	sitemaps []string
 }
+
+// maxSitemaps bounds the Sitemap lines kept from one file: a robots.txt
+// of 500 KiB could otherwise name tens of thousands.
+const maxSitemaps = 100
 
 // rule is one Allow or Disallow line of a group that applies to us.
 type rule struct {
@@ -91,6 +99,12 @@ func (r *Rules) CrawlDelay() (time.Duration, bool) {
 	return max(d, 0), d >= 0
 }
 
+// Sitemaps returns the URLs of the file's Sitemap lines, in order, without
+// duplicates and at most 100, as written (they are meant to be absolute;
+// checking them is the caller's business). It is empty for a file that
+// was not available.
+func (r *Rules) Sitemaps() []string { return slices.Clone(r.sitemaps) }
+
 // priorities returns the length of the longest matching Allow and
 // Disallow pattern (-1 for none), grobotstxt's match priorities.
 func priorities(rules []rule, path string) (allow, disallow int) {
@@ -141,9 +155,17 @@ type recorder struct {
 
 var _ grobotstxt.ParseHandler = (*recorder)(nil)
 
-func (h *recorder) HandleRobotsStart()             {}
-func (h *recorder) HandleRobotsEnd()               {}
-func (h *recorder) HandleSitemap(int, string)      {}
+func (h *recorder) HandleRobotsStart() {}
+func (h *recorder) HandleRobotsEnd()   {}
+
+// HandleSitemap keeps the file's Sitemap lines, whatever group they are
+// in: they are not part of any (RFC 9309 2.2.4).
+func (h *recorder) HandleSitemap(_ int, v string) {
+	v = strings.TrimSpace(v)
+	if v != "" && len(h.rules.sitemaps) < maxSitemaps && !slices.Contains(h.rules.sitemaps, v) {
+		h.rules.sitemaps = append(h.rules.sitemaps, v)
+	}
+}
 func (h *recorder) HandleAllow(_ int, v string)    { h.add(true, v) }
 func (h *recorder) HandleDisallow(_ int, v string) { h.add(false, v) }
 

@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -103,5 +104,29 @@ func TestRequestPath(t *testing.T) {
 		if got := requestPath(u); got != want {
 			t.Errorf("requestPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Sitemap lines are kept whichever group they stand in, and do not end
+// the group (the Disallow after one still applies).
+func TestRulesSitemaps(t *testing.T) {
+	body := "Sitemap: https://h/a.xml\nUser-agent: other\nSitemap: https://h/b.xml.gz \nDisallow: /\n" +
+		"User-agent: *\nSitemap: https://h/a.xml\nsitemap:\nDisallow: /x\n"
+	r := Parse([]byte(body), "linksrus")
+	if got := strings.Join(r.Sitemaps(), " "); got != "https://h/a.xml https://h/b.xml.gz" {
+		t.Errorf("Sitemaps() = %q", got)
+	}
+	if r.Allowed("/x") || !r.Allowed("/y") {
+		t.Error("a Sitemap line changed the groups")
+	}
+	var many strings.Builder
+	for i := range 2 * maxSitemaps {
+		fmt.Fprintf(&many, "Sitemap: https://h/%d.xml\n", i)
+	}
+	if n := len(Parse([]byte(many.String()), "linksrus").Sitemaps()); n != maxSitemaps {
+		t.Errorf("%d sitemaps kept, want %d", n, maxSitemaps)
+	}
+	if n := len(RulesFor(BasisUnavailable, nil, "linksrus").Sitemaps()); n != 0 {
+		t.Errorf("%d sitemaps for an unavailable file", n)
 	}
 }
