@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -49,9 +51,22 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 
 // indexOp returns the write that stores doc, for the writer to run in a
 // group.
+//
+// A document with a ContentHash takes part in its duplicate group (see the
+// textindex package documentation): its bodies row records the hash and
+// whether it is the group's canonical, and only the canonical has text in
+// docs_fts. The group's state is kept at write time, in the same
+// transaction, so that searching and counting stay on docs_fts alone: a
+// write costs at most one indexed lookup of the group's canonical, and a
+// re-crawl of an unchanged page (same hash, same URL) none, nor any work
+// in docs_fts, since its text is the same.
 func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
 	body := doc.Title + "\n" + doc.Content
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
+	var hash any // NULL: in no group
+	if doc.ContentHash != "" {
+		hash = doc.ContentHash
+	}
 	return func(ctx context.Context, w *writer, text *textBatch) error {
 		// The no-op update makes RETURNING yield the id of an existing
 		// row (a replaced document or a score placeholder) whose
@@ -60,23 +75,108 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 		if err := w.stmts[stmtUpsertDoc].QueryRowContext(ctx, doc.LinkID[:], doc.PageRank).Scan(&id); err != nil {
 			return fmt.Errorf("upsert docs row: %w", err)
 		}
-		// Only a replaced document has text to remove: FTS5 records a
-		// delete as a tombstone even for a rowid it never saw, which
-		// would cost every new document index space and merge work.
-		res, err := w.stmts[stmtDropBody].ExecContext(ctx, id)
-		if err != nil {
+		// The old row, if any: what group it was in and whether it had
+		// text in docs_fts. Only a replaced document has text to remove:
+		// FTS5 records a delete as a tombstone even for a rowid it never
+		// saw, which would cost every new document index space and merge
+		// work.
+		var (
+			old     oldBody
+			existed = true
+		)
+		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id).Scan(&old.hash, &old.redirect, &old.url, &old.canon)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			existed = false
+		case err != nil:
 			return fmt.Errorf("remove old document: %w", err)
 		}
-		existed, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("remove old document: %w", err)
+		hadText := existed && old.canon
+
+		if existed && doc.ContentHash != "" && old.hash.String == doc.ContentHash &&
+			old.redirect == doc.Redirect && old.url == doc.URL {
+			// The same place in the same group, and the same text.
+			if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, old.canon); err != nil {
+				return fmt.Errorf("store document: %w", err)
+			}
+			return nil
 		}
-		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt); err != nil {
+		if hadText && old.hash.Valid {
+			if err := promoteNext(ctx, w, text, old.hash.String); err != nil {
+				return err
+			}
+		}
+		canon := true
+		if doc.ContentHash != "" {
+			if canon, err = claimCanonical(ctx, w, text, doc); err != nil {
+				return err
+			}
+		}
+		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, canon); err != nil {
 			return fmt.Errorf("store document: %w", err)
 		}
-		text.replace(id, existed > 0, body)
+		if canon {
+			text.set(id, hadText, body)
+		} else if hadText {
+			text.drop(id, hadText)
+		}
 		return nil
 	}
+}
+
+// oldBody is what a replaced document's bodies row said of its group.
+type oldBody struct {
+	hash     sql.NullString
+	redirect bool
+	url      string
+	canon    bool
+}
+
+// promoteNext makes the first remaining member of group hash its
+// canonical, now that the canonical left it (its row is already gone).
+func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) error {
+	var (
+		next         int64
+		title, words string
+	)
+	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &title, &words)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // the group is empty
+	}
+	if err != nil {
+		return fmt.Errorf("find the next canonical of %s: %w", hash, err)
+	}
+	if err := w.exec(ctx, stmtSetCanon, true, next); err != nil {
+		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
+	}
+	text.set(next, false, title+"\n"+words)
+	return nil
+}
+
+// claimCanonical reports whether doc, not stored yet, is the canonical of
+// its group, demoting the group's canonical if doc comes before it.
+func claimCanonical(ctx context.Context, w *writer, text *textBatch, doc *textindex.Document) (bool, error) {
+	var (
+		cur      int64
+		redirect bool
+		url      string
+	)
+	err := w.stmts[stmtCanonical].QueryRowContext(ctx, doc.ContentHash).Scan(&cur, &redirect, &url)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil // the first of its group
+	}
+	if err != nil {
+		return false, fmt.Errorf("find the canonical of %s: %w", doc.ContentHash, err)
+	}
+	// Equal URLs keep the canonical in place (see CompareCanonical).
+	if textindex.CompareCanonical(doc, &textindex.Document{Redirect: redirect, URL: url, LinkID: doc.LinkID}) >= 0 {
+		return false, nil
+	}
+	if err := w.exec(ctx, stmtSetCanon, false, cur); err != nil {
+		return false, fmt.Errorf("demote the canonical of %s: %w", doc.ContentHash, err)
+	}
+	text.drop(cur, true)
+	return true, nil
 }
 
 // UpdateScores sets the PageRank of many documents at once, as UpdateScore
