@@ -206,6 +206,9 @@ type result struct {
 	PageRank  float64           `json:"pagerank"`
 	Score     float64           `json:"score"`
 	Host      string            `json:"host"`
+	// AlsoAt are the other URLs of the same text (duplicates and
+	// redirects), which the index shows as this one result.
+	AlsoAt []string `json:"also_at,omitempty"`
 }
 
 // hostCount is an entry of the host facet.
@@ -281,6 +284,7 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
 			Host:      hostOf(d.URL),
+			AlsoAt:    d.AlsoAt,
 		}
 		if r.Title == "" {
 			r.Title = r.URL

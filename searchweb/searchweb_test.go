@@ -348,3 +348,33 @@ func TestFacetLinkOfCutQuery(t *testing.T) {
 		t.Errorf("the facet link for b.example does not restrict the cut query:\n%s", body)
 	}
 }
+
+// TestDuplicatesAlsoAt: the same text under two URLs is one result, on
+// the page and in the API, with the other URL (escaped) listed.
+func TestDuplicatesAlsoAt(t *testing.T) {
+	doc := func(u string) *textindex.Document {
+		return &textindex.Document{URL: u, Title: "Twin", Content: "twin gopher text",
+			ContentHash: textindex.ContentHash("Twin", "twin gopher text")}
+	}
+	srv := newTestServer(t, searchweb.Options{}, doc("http://a.example/t"), doc("http://a.example/t?x=<1>"))
+	_, _, body := get(t, srv, "/search?q=twin")
+	if !strings.Contains(body, "Results 1–1 of 1") ||
+		!strings.Contains(body, `Also at <a href="http://a.example/t?x=%3c1%3e">http://a.example/t?x=&lt;1&gt;</a>`) {
+		t.Errorf("search page:\n%s", body)
+	}
+	_, _, body = get(t, srv, "/api/search?q=twin")
+	var a struct {
+		Total   int
+		Results []struct {
+			URL    string
+			AlsoAt []string `json:"also_at"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Total != 1 || len(a.Results) != 1 || a.Results[0].URL != "http://a.example/t" ||
+		len(a.Results[0].AlsoAt) != 1 || a.Results[0].AlsoAt[0] != "http://a.example/t?x=<1>" {
+		t.Errorf("API: %s", body)
+	}
+}
