@@ -187,8 +187,10 @@ func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkg
 	outcomes := slices.Clone(w.outcomes)
 	w.mu.Unlock()
 	var (
-		exact []duplicateGroup
-		near  []nearDuplicateGroup
+		exact  []duplicateGroup
+		near   []nearDuplicateGroup
+		dupErr error
+		dupMsg string
 	)
 	if idx != nil {
 		var ids []uuid.UUID
@@ -197,9 +199,10 @@ func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkg
 				ids = append(ids, o.id)
 			}
 		}
-		var err error
-		if exact, near, err = duplicates(idx, ids); err != nil {
-			return fmt.Errorf("write report: %w", err)
+		// An index that fails now (a database restarting) costs the
+		// report its duplicate lists, not the rest of it.
+		if exact, near, dupErr = duplicates(idx, ids); dupErr != nil {
+			dupMsg = dupErr.Error()
 		}
 	}
 	slices.SortFunc(outcomes, func(a, b urlOutcome) int {
@@ -222,13 +225,17 @@ func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkg
 		BrokenLinks    []brokenLink         `json:"broken_links"`
 		Duplicates     []duplicateGroup     `json:"duplicates"`
 		NearDuplicates []nearDuplicateGroup `json:"near_duplicates"`
+		DuplicatesErr  string               `json:"duplicates_error,omitempty"`
 		URLs           []urlOutcome         `json:"urls"`
-	}{sum, nonNil(broken), nonNil(exact), nonNil(near), nonNil(outcomes)})
+	}{sum, nonNil(broken), nonNil(exact), nonNil(near), dupMsg, nonNil(outcomes)})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if dupErr != nil {
+		return fmt.Errorf("report %s: no duplicate lists: %w", path, dupErr)
 	}
 	return nil
 }
