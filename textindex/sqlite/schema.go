@@ -46,8 +46,7 @@ var migrations = []string{
 	`ALTER TABLE bodies ADD COLUMN content_hash TEXT;
 	ALTER TABLE bodies ADD COLUMN redirect INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE bodies ADD COLUMN canon INTEGER NOT NULL DEFAULT 1;
-	CREATE INDEX bodies_group ON bodies (content_hash, redirect, length(CAST(url AS BLOB)), url)
-		WHERE content_hash IS NOT NULL;`,
+	CREATE INDEX bodies_group ON bodies (content_hash, canon) WHERE content_hash IS NOT NULL;`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so

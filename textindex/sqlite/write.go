@@ -56,10 +56,11 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 // textindex package documentation): its bodies row records the hash and
 // whether it is the group's canonical, and only the canonical has text in
 // docs_fts. The group's state is kept at write time, in the same
-// transaction, so that searching and counting stay on docs_fts alone: a
-// write costs at most one indexed lookup of the group's canonical, and a
-// re-crawl of an unchanged page (same hash, same URL) none, nor any work
-// in docs_fts, since its text is the same.
+// transaction, so that searching and counting stay on docs_fts alone. The
+// lookup of the group's canonical is folded into the insert of the row
+// (stmtPutBody), so a write makes no more statements than before unless
+// the canonical changes hands; a re-crawl of an unchanged page (same hash,
+// same URL) does no work in docs_fts, since its text is the same.
 func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
 	body := doc.Title + "\n" + doc.Content
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
@@ -81,39 +82,41 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 		// saw, which would cost every new document index space and merge
 		// work.
 		var (
-			old     oldBody
-			existed = true
+			hadText, same bool
+			leftGroup     sql.NullString
 		)
-		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id).Scan(&old.hash, &old.redirect, &old.url, &old.canon)
+		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL).Scan(&hadText, &same, &leftGroup)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			existed = false
+		case errors.Is(err, sql.ErrNoRows): // a new document
 		case err != nil:
 			return fmt.Errorf("remove old document: %w", err)
 		}
-		hadText := existed && old.canon
-
-		if existed && doc.ContentHash != "" && old.hash.String == doc.ContentHash &&
-			old.redirect == doc.Redirect && old.url == doc.URL {
-			// The same place in the same group, and the same text.
-			if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, old.canon); err != nil {
-				return fmt.Errorf("store document: %w", err)
+		// Leaving its group (or a place in it): the next member takes
+		// over if this document was the canonical.
+		if leftGroup.Valid {
+			if err := promoteNext(ctx, w, text, leftGroup.String); err != nil {
+				return err
 			}
+		}
+		var (
+			canon     bool
+			displaced sql.NullInt64
+		)
+		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect).
+			Scan(&canon, &displaced)
+		if err != nil {
+			return fmt.Errorf("store document: %w", err)
+		}
+		if same {
+			// The same place in the same group, and the same text: the
+			// full-text index has nothing to do.
 			return nil
 		}
-		if hadText && old.hash.Valid {
-			if err := promoteNext(ctx, w, text, old.hash.String); err != nil {
-				return err
+		if canon && displaced.Valid {
+			if err := w.exec(ctx, stmtSetCanon, false, displaced.Int64); err != nil {
+				return fmt.Errorf("demote the canonical of %s: %w", doc.ContentHash, err)
 			}
-		}
-		canon := true
-		if doc.ContentHash != "" {
-			if canon, err = claimCanonical(ctx, w, text, doc); err != nil {
-				return err
-			}
-		}
-		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, canon); err != nil {
-			return fmt.Errorf("store document: %w", err)
+			text.drop(displaced.Int64, true)
 		}
 		if canon {
 			text.set(id, hadText, body)
@@ -122,14 +125,6 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 		}
 		return nil
 	}
-}
-
-// oldBody is what a replaced document's bodies row said of its group.
-type oldBody struct {
-	hash     sql.NullString
-	redirect bool
-	url      string
-	canon    bool
 }
 
 // promoteNext makes the first remaining member of group hash its
@@ -150,72 +145,5 @@ func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) e
 		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
 	}
 	text.set(next, false, title+"\n"+words)
-	return nil
-}
-
-// claimCanonical reports whether doc, not stored yet, is the canonical of
-// its group, demoting the group's canonical if doc comes before it.
-func claimCanonical(ctx context.Context, w *writer, text *textBatch, doc *textindex.Document) (bool, error) {
-	var (
-		cur      int64
-		redirect bool
-		url      string
-	)
-	err := w.stmts[stmtCanonical].QueryRowContext(ctx, doc.ContentHash).Scan(&cur, &redirect, &url)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil // the first of its group
-	}
-	if err != nil {
-		return false, fmt.Errorf("find the canonical of %s: %w", doc.ContentHash, err)
-	}
-	// Equal URLs keep the canonical in place (see CompareCanonical).
-	if textindex.CompareCanonical(doc, &textindex.Document{Redirect: redirect, URL: url, LinkID: doc.LinkID}) >= 0 {
-		return false, nil
-	}
-	if err := w.exec(ctx, stmtSetCanon, false, cur); err != nil {
-		return false, fmt.Errorf("demote the canonical of %s: %w", doc.ContentHash, err)
-	}
-	text.drop(cur, true)
-	return true, nil
-}
-
-// UpdateScores sets the PageRank of many documents at once, as UpdateScore
-// does for each (ids[i] gets scores[i]), in one transaction: all or
-// nothing. A ranking job writes every score of the graph, and one commit
-// for all of them costs far less than one per group of callers.
-func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
-	if err := checkScores(ids, scores); err != nil {
-		return fmt.Errorf("sqlite: update scores: %w", err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
-		for n, id := range ids {
-			if err := w.exec(ctx, stmtSetScore, id[:], scores[n]); err != nil {
-				return fmt.Errorf("%s: %w", id, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)
-	}
-	return nil
-}
-
-// checkScores validates the arguments of UpdateScores.
-func checkScores(ids []uuid.UUID, scores []float64) error {
-	if len(ids) != len(scores) {
-		return fmt.Errorf("%d IDs for %d scores", len(ids), len(scores))
-	}
-	for n, id := range ids {
-		if id == uuid.Nil {
-			return textindex.ErrMissingLinkID
-		}
-		if math.IsNaN(scores[n]) || math.IsInf(scores[n], 0) {
-			return fmt.Errorf("%s: %w", id, textindex.ErrInvalidScore)
-		}
-	}
 	return nil
 }

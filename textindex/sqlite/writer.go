@@ -149,9 +149,22 @@ func (b *textBatch) textArgs(ids []int64) []any {
 const (
 	stmtUpsertDoc   = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = page_rank RETURNING id`
 	stmtDeleteTexts = `DELETE FROM docs_fts WHERE rowid IN (SELECT value FROM json_each(?))`
-	stmtDropBody    = `DELETE FROM bodies WHERE id = ? RETURNING content_hash, redirect, url, canon`
-	stmtPutBody     = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, canon) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	stmtCanonical   = `SELECT id, redirect, url FROM bodies WHERE content_hash = ? AND canon`
+	// stmtDropBody removes a replaced document's row, saying whether it
+	// had text in docs_fts, whether the new version (hash ?2, redirect ?3,
+	// URL ?4) keeps its place in the same group, and, for a canonical that
+	// leaves its group, the group's hash: the common cases scan no string.
+	stmtDropBody = `DELETE FROM bodies WHERE id = ?1 RETURNING canon,
+		coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4, 0) AS same,
+		CASE WHEN canon AND NOT coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4, 0) THEN content_hash END AS h`
+	// stmtPutBody stores a document's row and works out in the same
+	// statement whether it is its group's canonical: no canonical of its
+	// hash comes before it in canonical order (a document without a hash
+	// always is). It returns that, and the canonical it displaces, if any.
+	stmtPutBody = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, canon)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NOT EXISTS (
+			SELECT 1 FROM bodies c WHERE c.content_hash = ?6 AND c.canon
+			AND (c.redirect, length(CAST(c.url AS BLOB)), c.url) <= (?7, length(CAST(?2 AS BLOB)), ?2)))
+		RETURNING canon, (SELECT c.id FROM bodies c WHERE c.content_hash = ?6 AND c.canon AND c.id != ?1) AS d`
 	stmtNextInGroup = `SELECT id, title, content FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
@@ -168,7 +181,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	}
 	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
 	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtSetScore,
-		stmtCanonical, stmtNextInGroup, stmtSetCanon,
+		stmtNextInGroup, stmtSetCanon,
 		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
