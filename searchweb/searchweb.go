@@ -59,7 +59,9 @@ type Status struct {
 	Links   uint64 `json:"links"`
 	Crawled uint64 `json:"crawled"`
 	Pending uint64 `json:"pending"`
-	// Indexed is the number of pages in the index, when known.
+	// Indexed is the number of pages in the index, when known: of
+	// pages with the same text (duplicates, redirects), the one search
+	// shows (textindex.Counter).
 	Indexed uint64 `json:"indexed"`
 	// LastCrawl is when the last crawl ended (or the last page was
 	// fetched); zero when unknown.

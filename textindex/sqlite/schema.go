@@ -40,9 +40,11 @@ var migrations = []string{
 	// LinkID keeps its bodies row, and only the canonical of a
 	// content_hash (canon = 1) has text in docs_fts, so a group is indexed
 	// and found once. Rows from before have no hash and stay canonical
-	// until they are indexed again. The index serves the lookups of a
-	// write, the group's canonical and its next member in canonical order,
-	// and the AlsoAt list of a read.
+	// until they are indexed again. The index finds a group's canonical
+	// (the lookup every write makes) and its members; it leaves the URL
+	// out, since most pages are in no group and only a group's members
+	// need comparing, so that every insert maintains as little as
+	// possible.
 	`ALTER TABLE bodies ADD COLUMN content_hash TEXT;
 	ALTER TABLE bodies ADD COLUMN redirect INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE bodies ADD COLUMN canon INTEGER NOT NULL DEFAULT 1;
