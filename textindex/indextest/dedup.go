@@ -3,7 +3,9 @@ package indextest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -26,6 +28,7 @@ var dedupTests = []struct {
 	{"DuplicatesKeepScores", testDuplicatesKeepScores},
 	{"DuplicatesAlsoAtBounded", testDuplicatesAlsoAtBounded},
 	{"DuplicatesInBatch", testDuplicatesInBatch},
+	{"DuplicatesRandomized", testDuplicatesRandomized},
 }
 
 // dupDoc returns a document at url with the given text and its
@@ -74,7 +77,8 @@ func wantDuplicateOf(t *testing.T, idx textindex.Indexer, d, canon *textindex.Do
 	if err != nil {
 		t.Fatalf("FindByID(%s): %v", d.URL, err)
 	}
-	if got.DuplicateOf != canon.LinkID || got.URL != d.URL || got.Content != d.Content || got.ContentHash != d.ContentHash {
+	if got.DuplicateOf != canon.LinkID || got.URL != d.URL || got.Content != d.Content || got.ContentHash != d.ContentHash ||
+		len(got.AlsoAt) != 0 {
 		t.Fatalf("FindByID(%s): DuplicateOf %s, URL %s, hash %q; want DuplicateOf %s (%s)",
 			d.URL, got.DuplicateOf, got.URL, got.ContentHash, canon.LinkID, canon.URL)
 	}
@@ -263,4 +267,70 @@ func testDuplicatesInBatch(t *testing.T, idx textindex.Indexer) {
 		t.Fatal(err)
 	}
 	wantGroup(t, idx, "batched", 1, a, b.URL, c.URL)
+}
+
+// testDuplicatesRandomized indexes random versions of a few URLs, one by
+// one and in batches, and checks every group against the rule worked out
+// from scratch: whatever the history, each text is one result, the
+// canonical in CompareCanonical order, listing the others.
+func testDuplicatesRandomized(t *testing.T, idx textindex.Indexer) {
+	r := rand.New(rand.NewPCG(16, 5))
+	const texts = 3
+	ids := make([]uuid.UUID, 8)
+	for n := range ids {
+		ids[n] = uuid.New()
+	}
+	current := map[uuid.UUID]*textindex.Document{}
+	version := func() *textindex.Document {
+		n := r.IntN(len(ids))
+		k := r.IntN(texts)
+		content := fmt.Sprintf("text%d shared words", k)
+		d := dupDoc(fmt.Sprintf("https://example.com/%s", strings.Repeat("p", 1+n%4)+fmt.Sprint(n)), "T", content)
+		d.LinkID, d.Redirect = ids[n], r.IntN(4) == 0
+		return d
+	}
+	bi, batches := idx.(textindex.BatchIndexer)
+	for step := range 40 {
+		var docs []*textindex.Document
+		for range 1 + r.IntN(4) {
+			docs = append(docs, version())
+		}
+		if batches && step%2 == 0 {
+			if err := bi.IndexBatch(docs); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			mustIndex(t, idx, docs...)
+		}
+		for _, d := range docs {
+			current[d.LinkID] = d
+		}
+		for k := range texts {
+			var group []*textindex.Document
+			for _, d := range current {
+				if strings.HasPrefix(d.Content, fmt.Sprintf("text%d ", k)) {
+					group = append(group, d)
+				}
+			}
+			got, total := search(t, idx, match(fmt.Sprintf("text%d", k)))
+			if len(group) == 0 {
+				if total != 0 {
+					t.Fatalf("step %d: text%d has no document, search finds %d", step, k, total)
+				}
+				continue
+			}
+			slices.SortFunc(group, textindex.CompareCanonical)
+			if total != 1 || len(got) != 1 || got[0].LinkID != group[0].LinkID || !slices.Equal(got[0].AlsoAt, urls(group[1:])) {
+				t.Fatalf("step %d, text%d: got %v (%d) also at %q; want %s also at %q",
+					step, k, urls(got), total, firstAlsoAt(got), group[0].URL, urls(group[1:]))
+			}
+		}
+	}
+}
+
+func firstAlsoAt(docs []*textindex.Document) []string {
+	if len(docs) == 0 {
+		return nil
+	}
+	return docs[0].AlsoAt
 }

@@ -323,8 +323,9 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	}
 	d := e.doc
 	d.AlsoAt = slices.Clone(d.AlsoAt)
-	if d.ContentHash != "" && !i.published(e) {
-		d.DuplicateOf = i.groups[d.ContentHash][0].id
+	if g := i.groups[d.ContentHash]; d.ContentHash != "" && !i.published(e) && len(g) > 0 {
+		// An alias (perhaps a canonical once: its AlsoAt is stale).
+		d.DuplicateOf, d.AlsoAt = g[0].id, nil
 	}
 	return &d, nil
 }
