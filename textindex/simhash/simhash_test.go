@@ -140,3 +140,17 @@ func BenchmarkGroups(b *testing.B) {
 		simhash.Groups(hashes, simhash.Threshold)
 	}
 }
+
+// FuzzOf: any bytes hash without a panic, the same twice, and white space
+// at the end changes nothing.
+func FuzzOf(f *testing.F) {
+	for _, s := range []string{"", "a", "a b c d", "\xff\xfe words", "Ünïcödé текст 中文"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h := simhash.Of(s)
+		if simhash.Of(s) != h || simhash.Of(s+" \n") != h {
+			t.Fatalf("Of(%q) is not stable", s)
+		}
+	})
+}
