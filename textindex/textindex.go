@@ -100,9 +100,10 @@ type Document struct {
 	Relevance float64
 
 	// ContentHash, when not empty, says which documents hold the same
-	// text (see ContentHash, and the package documentation's Duplicates): of
-	// the documents with one ContentHash only the canonical one is searchable, and it lists
-	// the others' URLs in AlsoAt. Empty opts a document out.
+	// text (see ContentHash, and the package documentation's
+	// Duplicates): of the documents with one ContentHash only the
+	// canonical one is searchable, and it lists the others' URLs in
+	// AlsoAt. Empty opts a document out.
 	ContentHash string
 	// Redirect marks the document of a URL that redirected to another
 	// document of the same ContentHash: the URL is an alias of that
