@@ -217,6 +217,7 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		}
 		if p.redirected() {
 			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
+			p.aliasID = alias
 			b.edges = append(b.edges, linkgraph.Edge{Src: alias, Dst: src})
 			if rr, ok := g.(RedirectRecorder); ok {
 				rr.Redirected(alias, src)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/pipeline"
 	"github.com/linksrus/linksrus/textindex"
@@ -104,9 +105,9 @@ func (t *TextIndexer) indexBatch(bi textindex.BatchIndexer, pages []*Payload, no
 	if len(pages) == 0 {
 		return nil
 	}
-	docs := make([]*textindex.Document, len(pages))
-	for n, p := range pages {
-		docs[n] = t.document(p, now)
+	docs := make([]*textindex.Document, 0, len(pages))
+	for _, p := range pages {
+		docs = t.documents(docs, p, now)
 	}
 	if err := bi.IndexBatch(docs); err != nil {
 		return fmt.Errorf("crawler: index batch of %d pages: %w", len(docs), err)
@@ -126,10 +127,39 @@ func (t *TextIndexer) index(p *Payload, now time.Time) error {
 	if t.skips(p) {
 		return nil
 	}
-	if err := t.indexer.Index(t.document(p, now)); err != nil {
-		return fmt.Errorf("crawler: index %q: %w", p.URL, err)
+	var buf [2]*textindex.Document
+	for _, d := range t.documents(buf[:0], p, now) {
+		if err := t.indexer.Index(d); err != nil {
+			return fmt.Errorf("crawler: index %q: %w", d.URL, err)
+		}
 	}
 	return nil
+}
+
+// documents appends the index's documents of page p to docs: the page's
+// own, and for a redirected page the alias of the URL that redirected,
+// a document of the same text marked Redirect. The index groups documents
+// by ContentHash and shows each group once (see the textindex package
+// documentation's Duplicates), so a redirect and a page found under
+// several URLs are one search result the same way, listing the other
+// URLs; the graph has the same alias as a link with one edge (see
+// GraphUpdater).
+func (t *TextIndexer) documents(docs []*textindex.Document, p *Payload, now time.Time) []*textindex.Document {
+	d := t.document(p, now)
+	docs = append(docs, d)
+	if t.besideGraph || !p.redirected() || p.PageID == uuid.Nil {
+		return docs
+	}
+	alias := p.aliasID
+	if alias == uuid.Nil {
+		alias = p.LinkID
+	}
+	if alias == uuid.Nil || alias == p.PageID {
+		return docs
+	}
+	a := *d
+	a.LinkID, a.URL, a.Redirect = alias, p.URL, true
+	return append(docs, &a)
 }
 
 // document is the index's view of page p, indexed at now: under the ID
@@ -146,10 +176,11 @@ func (t *TextIndexer) document(p *Payload, now time.Time) *textindex.Document {
 		}
 	}
 	return &textindex.Document{
-		LinkID:    id,
-		URL:       url,
-		Title:     p.Title,
-		Content:   p.TextContent,
-		IndexedAt: now,
+		LinkID:      id,
+		URL:         url,
+		Title:       p.Title,
+		Content:     p.TextContent,
+		IndexedAt:   now,
+		ContentHash: textindex.ContentHash(p.Title, p.TextContent),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -75,8 +76,9 @@ func TestTextIndexerUsesIndexBatch(t *testing.T) {
 	}
 	for n, i := range want {
 		p := batch[i].(*Payload)
-		wantDoc := textindex.Document{LinkID: p.LinkID, URL: p.URL, Title: p.Title, Content: p.TextContent, IndexedAt: now}
-		if *got[n] != wantDoc {
+		wantDoc := textindex.Document{LinkID: p.LinkID, URL: p.URL, Title: p.Title, Content: p.TextContent, IndexedAt: now,
+			ContentHash: textindex.ContentHash(p.Title, p.TextContent)}
+		if !reflect.DeepEqual(*got[n], wantDoc) {
 			t.Errorf("document %d = %+v, want %+v", n, *got[n], wantDoc)
 		}
 	}

@@ -84,6 +84,11 @@ type Payload struct {
 	Title       string
 	TextContent string
 
+	// aliasID is set by the graph updater for a redirected page: the ID
+	// of URL's link, an alias of PageID's, for the indexer to record in
+	// the text index too (the source may have given no LinkID).
+	aliasID uuid.UUID
+
 	outcome  fetchOutcome
 	fs       fetchState // how far the fetch has got, for a parked page
 	noFollow bool       // the response asked for no edges (X-Robots-Tag)
@@ -132,7 +137,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.FinalURL, c.StatusCode, c.ContentType = p.FinalURL, p.StatusCode, p.ContentType
 	c.Body = append(c.Body[:0], p.Body...)
 	c.FetchedAt = p.FetchedAt
-	c.PageID = p.PageID
+	c.PageID, c.aliasID = p.PageID, p.aliasID
 	c.Links = append(c.Links[:0], p.Links...)
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow

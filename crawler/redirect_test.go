@@ -22,6 +22,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/linkgraph"
 	graphmem "github.com/linksrus/linksrus/linkgraph/memory"
+	"github.com/linksrus/linksrus/textindex"
 	indexmem "github.com/linksrus/linksrus/textindex/memory"
 )
 
@@ -418,7 +419,9 @@ func TestFetcherRespellingIsNotARedirect(t *testing.T) {
 // TestRedirectedPageIndexedUnderFinalURL: with the graph and the index
 // written side by side, the index of a redirected page still gets the ID
 // the graph stores it under (its final URL's), and the page is marked
-// retrieved once indexed.
+// retrieved once indexed. The redirecting link is the page's alias in the
+// index (as in the graph): a Redirect document of the same text, never a
+// search result of its own, listed in the page's AlsoAt.
 func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
 	s, _ := redirectSite(t)
 	g := graphmem.New()
@@ -450,7 +453,16 @@ func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
 	if doc.URL != final.URL {
 		t.Errorf("indexed as %q, want %q", doc.URL, final.URL)
 	}
-	if _, err := idx.FindByID(start.ID); err == nil {
-		t.Error("the page is also indexed under the redirecting link's ID")
+	alias, err := idx.FindByID(start.ID)
+	if err != nil || !alias.Redirect || alias.DuplicateOf != final.ID || alias.URL != start.URL {
+		t.Fatalf("the redirecting link is not the page's alias: %+v, %v", alias, err)
+	}
+	it, err := idx.Search(textindex.Query{Expression: doc.Title + " " + doc.Content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if !it.Next() || it.Document().LinkID != final.ID || !slices.Equal(it.Document().AlsoAt, []string{start.URL}) || it.Next() {
+		t.Fatalf("search: want one result, the final URL's, also at %s", start.URL)
 	}
 }

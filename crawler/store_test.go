@@ -236,6 +236,7 @@ func TestTextIndexer(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ix.EXPECT().Index(&textindex.Document{
 		LinkID: id, URL: "http://example.com/", Title: "T", Content: "text", IndexedAt: now,
+		ContentHash: textindex.ContentHash("T", "text"),
 	}).Return(nil)
 
 	ti := NewTextIndexer(ix)

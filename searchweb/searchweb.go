@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/simhash"
 )
 
 // Searcher is the part of a text index the pages read; every textindex
@@ -59,7 +60,9 @@ type Status struct {
 	Links   uint64 `json:"links"`
 	Crawled uint64 `json:"crawled"`
 	Pending uint64 `json:"pending"`
-	// Indexed is the number of pages in the index, when known.
+	// Indexed is the number of pages in the index, when known: of
+	// pages with the same text (duplicates, redirects), the one search
+	// shows (textindex.Counter).
 	Indexed uint64 `json:"indexed"`
 	// LastCrawl is when the last crawl ended (or the last page was
 	// fetched); zero when unknown.
@@ -206,6 +209,22 @@ type result struct {
 	PageRank  float64           `json:"pagerank"`
 	Score     float64           `json:"score"`
 	Host      string            `json:"host"`
+	// AlsoAt are the other URLs of the same text (duplicates and
+	// redirects), which the index shows as this one result.
+	AlsoAt []string `json:"also_at,omitempty"`
+	// NearDuplicates are the results further down the same page whose
+	// text is nearly this one's (simhash within simhash.Threshold bits),
+	// shown under it instead of as results of their own.
+	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
+
+	simhash uint64
+}
+
+// nearResult is a result folded into another as its near-duplicate.
+type nearResult struct {
+	Rank  uint64 `json:"rank"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
 }
 
 // hostCount is an entry of the host facet.
@@ -232,6 +251,9 @@ type answer struct {
 	Problem string `json:"problem,omitempty"`
 	// Status is the HTTP status the answer goes out with.
 	Status int `json:"-"`
+	// read is how many results of the page were read: Results, and the
+	// near-duplicates folded into them.
+	read uint64
 }
 
 // search runs query from offset and collects up to limit results and the
@@ -269,10 +291,20 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 		return err
 	}
 	defer it.Close()
-	for len(a.Results) < limit && it.Next() {
+	// A page holds limit results as ranked, so that paging is as without
+	// folding; near-duplicates within the page go under the first of
+	// them.
+	for a.read < uint64(limit) && it.Next() {
 		d := it.Document()
+		a.read++
+		rank := q.Offset + a.read
+		fp := simhash.Of(d.Title + "\n" + d.Content)
+		if n := slices.IndexFunc(a.Results, func(r result) bool { return simhash.Near(r.simhash, fp) }); n >= 0 {
+			a.Results[n].NearDuplicates = append(a.Results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
+			continue
+		}
 		r := result{
-			Rank:      q.Offset + uint64(len(a.Results)) + 1,
+			Rank:      rank,
 			URL:       d.URL,
 			Title:     d.Title,
 			Snippet:   textindex.MakeSnippet(d.Content, q, snippetWidth),
@@ -281,6 +313,8 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
 			Host:      hostOf(d.URL),
+			AlsoAt:    d.AlsoAt,
+			simhash:   fp,
 		}
 		if r.Title == "" {
 			r.Title = r.URL
@@ -339,7 +373,7 @@ func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error 
 // failed turns a search error into words for the user; the error itself
 // goes to the log.
 func (s *Server) failed(ctx context.Context, a answer, err error) answer {
-	a.Results, a.Hosts, a.Total, a.FacetOf = []result{}, []hostCount{}, 0, 0
+	a.Results, a.Hosts, a.Total, a.FacetOf, a.read = []result{}, []hostCount{}, 0, 0, 0
 	if errors.Is(err, context.DeadlineExceeded) {
 		a.Problem = fmt.Sprintf("The search took longer than %v and was stopped. A narrower query may answer.", s.opts.Timeout)
 		a.Status = http.StatusServiceUnavailable
@@ -421,7 +455,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if d.Total > 0 {
 		d.Pages = int((d.Total + uint64(size) - 1) / uint64(size))
 		d.First = d.Offset + 1
-		d.Last = d.Offset + uint64(len(d.Results))
+		d.Last = d.Offset + d.read
 		if page > 1 {
 			d.Prev = searchURL(query, min(page-1, d.Pages))
 		}

@@ -348,3 +348,70 @@ func TestFacetLinkOfCutQuery(t *testing.T) {
 		t.Errorf("the facet link for b.example does not restrict the cut query:\n%s", body)
 	}
 }
+
+// TestDuplicatesAlsoAt: the same text under two URLs is one result, on
+// the page and in the API, with the other URL (escaped) listed.
+func TestDuplicatesAlsoAt(t *testing.T) {
+	doc := func(u string) *textindex.Document {
+		return &textindex.Document{URL: u, Title: "Twin", Content: "twin gopher text",
+			ContentHash: textindex.ContentHash("Twin", "twin gopher text")}
+	}
+	srv := newTestServer(t, searchweb.Options{}, doc("http://a.example/t"), doc("http://a.example/t?x=<1>"))
+	_, _, body := get(t, srv, "/search?q=twin")
+	if !strings.Contains(body, "Results 1–1 of 1") ||
+		!strings.Contains(body, `Also at <a href="http://a.example/t?x=%3c1%3e">http://a.example/t?x=&lt;1&gt;</a>`) {
+		t.Errorf("search page:\n%s", body)
+	}
+	_, _, body = get(t, srv, "/api/search?q=twin")
+	var a struct {
+		Total   int
+		Results []struct {
+			URL    string
+			AlsoAt []string `json:"also_at"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Total != 1 || len(a.Results) != 1 || a.Results[0].URL != "http://a.example/t" ||
+		len(a.Results[0].AlsoAt) != 1 || a.Results[0].AlsoAt[0] != "http://a.example/t?x=<1>" {
+		t.Errorf("API: %s", body)
+	}
+}
+
+// TestNearDuplicatesFolded: of two results with nearly the same long
+// text, the page shows the first with the second under it; the count and
+// paging still go by results as ranked.
+func TestNearDuplicatesFolded(t *testing.T) {
+	var release strings.Builder
+	for n := range 300 {
+		fmt.Fprintf(&release, "Change %d of this release makes the crawler better in way %d. ", n, n*7)
+	}
+	srv := newTestServer(t, searchweb.Options{},
+		&textindex.Document{URL: "http://a.example/monday", Title: "Notes", Content: "Posted on Monday. " + release.String()},
+		&textindex.Document{URL: "http://a.example/tuesday", Title: "Notes", Content: "Posted on Tuesday. " + release.String()},
+		&textindex.Document{URL: "http://a.example/other", Title: "Other", Content: "A crawler of another kind entirely."})
+	_, _, body := get(t, srv, "/search?q=crawler")
+	if !strings.Contains(body, "Results 1–3 of 3") || strings.Count(body, `class="result"`) != 2 ||
+		!strings.Contains(body, "Nearly the same: <a href=") {
+		t.Errorf("search page:\n%s", body)
+	}
+	_, _, body = get(t, srv, "/api/search?q=crawler")
+	var a struct {
+		Total   int
+		Results []struct {
+			URL            string
+			NearDuplicates []struct{ URL string } `json:"near_duplicates"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	folded := 0
+	for _, r := range a.Results {
+		folded += len(r.NearDuplicates)
+	}
+	if a.Total != 3 || len(a.Results) != 2 || folded != 1 {
+		t.Errorf("API: %s", body)
+	}
+}

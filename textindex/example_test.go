@@ -160,3 +160,49 @@ func ExampleBatchIndexer() {
 	// Final
 	// true
 }
+
+// Example_duplicates indexes one page under three URLs, one of them a
+// redirect: search shows it once, at its canonical URL, with the others.
+func Example_duplicates() {
+	ctx := context.Background()
+	idx, err := textindex.Open(ctx, "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+
+	title, text := "Gophers", "Gophers dig tunnels."
+	hash := textindex.ContentHash(title, text)
+	for _, d := range []struct {
+		url      string
+		redirect bool
+	}{
+		{"https://example.com/gophers?utm_source=feed", false},
+		{"http://example.com/g", true}, // redirected to the page above
+		{"https://example.com/gophers", false},
+	} {
+		doc := &textindex.Document{LinkID: uuid.New(), URL: d.url, Title: title, Content: text,
+			IndexedAt: time.Now(), ContentHash: hash, Redirect: d.redirect}
+		if err := idx.Index(doc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	it, err := idx.Search(textindex.Query{Expression: "tunnels"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	for it.Next() {
+		d := it.Document()
+		fmt.Println(d.URL)
+		for _, u := range d.AlsoAt {
+			fmt.Println("  also at", u)
+		}
+	}
+	fmt.Println(it.TotalCount(), "result")
+	// Output:
+	// https://example.com/gophers
+	//   also at https://example.com/gophers?utm_source=feed
+	//   also at http://example.com/g
+	// 1 result
+}

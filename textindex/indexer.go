@@ -85,7 +85,8 @@ func SearchContext(ctx context.Context, idx Indexer, q Query) (Iterator, error) 
 // holds; every backend of this module does.
 type Counter interface {
 	// Count returns the number of documents indexed (not those with only
-	// a score recorded by UpdateScore).
+	// a score recorded by UpdateScore), a group of duplicates counting
+	// once: the documents a search can return.
 	Count(ctx context.Context) (uint64, error)
 }
 

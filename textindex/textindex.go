@@ -21,10 +21,36 @@
 // backend's own query language) and the order of results; MakeSnippet
 // cuts the excerpt a result page shows. The conformance suite in
 // textindex/indextest pins down the behaviour every backend shares.
+//
+// # Duplicates
+//
+// Pages with the same text under different URLs (mirrors, URL variants,
+// query parameters that change nothing) are one result, not several. The
+// index keeps a row for every LinkID, as before, so that each URL's
+// document can be replaced or found on its own; documents with equal
+// non-empty ContentHash form a group, of which exactly one, the canonical,
+// is searchable (and counted by Counter), while the others are its aliases,
+// listed in its AlsoAt. A redirect is the same kind of alias (Redirect), so
+// both come out of one mechanism.
+//
+// The canonical is the first document in canonical order (CompareCanonical):
+// documents that are not redirects first, then the shortest URL (in
+// bytes), then the URL in byte order. The choice depends only on the group's
+// members, not on the order they were indexed in, so a crawl and a re-crawl
+// of the same pages pick the same canonical. A document whose ContentHash
+// changes leaves its old group (whose next document in that order becomes
+// canonical, if it was) and joins the new one.
 package textindex
 
 import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,6 +98,74 @@ type Document struct {
 	// sqlite, ts_rank for postgres). Results are ordered by
 	// Relevance + PageRank (see Query).
 	Relevance float64
+
+	// ContentHash, when not empty, says which documents hold the same
+	// text (see ContentHash, and the package documentation's
+	// Duplicates): of the documents with one ContentHash only the
+	// canonical one is searchable, and it lists the others' URLs in
+	// AlsoAt. Empty opts a document out.
+	ContentHash string
+	// Redirect marks the document of a URL that redirected to another
+	// document of the same ContentHash: the URL is an alias of that
+	// document, and never its group's canonical while the group holds a
+	// document that is not a redirect.
+	Redirect bool
+
+	// AlsoAt is set on documents read back from the index: for a
+	// canonical document, the URLs of the other documents of its group
+	// (duplicates and redirects), in canonical order, at most MaxAlsoAt.
+	AlsoAt []string
+	// DuplicateOf is set on a document FindByID returns when it is not its
+	// group's canonical: the canonical's LinkID. Search never returns
+	// such a document.
+	DuplicateOf uuid.UUID
+}
+
+// MaxAlsoAt bounds Document.AlsoAt: a group of thousands of identical
+// pages (a soft 404, say) lists only its first MaxAlsoAt aliases.
+const MaxAlsoAt = 50
+
+// ContentHash returns the Document.ContentHash of a page with the given
+// title and text: the first 128 bits of their SHA-256, in hex. Text is
+// compared exactly (the crawler's extraction already normalises white
+// space). A page with neither title nor text gets "": it has no term to be
+// found by, and grouping every empty page together would only make one
+// huge group.
+func ContentHash(title, content string) string {
+	if title == "" && content == "" {
+		return ""
+	}
+	h := sha256.New()
+	// The length prefix keeps ("ab", "c") and ("a", "bc") apart.
+	var n [binary.MaxVarintLen64]byte
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(title)))])
+	io.WriteString(h, title)
+	io.WriteString(h, content)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
+}
+
+// CompareCanonical orders two documents of one group as the index picks
+// their canonical (see Duplicates): -1 when a comes first. Ties of URL
+// (two LinkIDs with one URL, which a crawl never makes) are broken by
+// LinkID here; the sqlite backend breaks them by insertion order.
+func CompareCanonical(a, b *Document) int {
+	return compareCanonical(a.Redirect, a.URL, a.LinkID, b.Redirect, b.URL, b.LinkID)
+}
+
+func compareCanonical(ar bool, au string, aid uuid.UUID, br bool, bu string, bid uuid.UUID) int {
+	switch {
+	case ar != br:
+		if br {
+			return -1
+		}
+		return 1
+	case len(au) != len(bu):
+		return cmp.Compare(len(au), len(bu))
+	case au != bu:
+		return strings.Compare(au, bu)
+	}
+	return bytes.Compare(aid[:], bid[:])
 }
 
 // Timestamp returns t as every index backend stores it: UTC, truncated to

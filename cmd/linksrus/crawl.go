@@ -402,7 +402,11 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		}
 	}
 	if report != nil {
-		if err := report.write(o.report, s, run, st.graph); err != nil {
+		var idx finder
+		if st.index != nil {
+			idx = st.index
+		}
+		if err := report.write(o.report, s, run, st.graph, idx); err != nil {
 			crawlErr = errors.Join(crawlErr, err)
 		}
 	}

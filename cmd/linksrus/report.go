@@ -195,12 +195,32 @@ func (w *reportWriter) broken(refs *engine.Run, g linkgraph.Graph) []brokenLink 
 	return out
 }
 
-// write writes the report as one JSON document to path.
-func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkgraph.Graph) error {
+// write writes the report as one JSON document to path. With an index, it
+// lists the crawled pages with duplicate and near-duplicate text.
+func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkgraph.Graph, idx finder) error {
 	broken := w.broken(refs, g)
 	w.mu.Lock()
 	outcomes := slices.Clone(w.outcomes)
 	w.mu.Unlock()
+	var (
+		exact  []duplicateGroup
+		near   []nearDuplicateGroup
+		dupErr error
+		dupMsg string
+	)
+	if idx != nil {
+		var ids []uuid.UUID
+		for _, o := range outcomes {
+			if o.Outcome == crawler.ReasonCrawled.String() && !o.NoIndex {
+				ids = append(ids, o.id)
+			}
+		}
+		// An index that fails now (a database restarting) costs the
+		// report its duplicate lists, not the rest of it.
+		if exact, near, dupErr = duplicates(idx, ids); dupErr != nil {
+			dupMsg = dupErr.Error()
+		}
+	}
 	slices.SortFunc(outcomes, func(a, b urlOutcome) int {
 		switch {
 		case a.URL < b.URL:
@@ -217,15 +237,21 @@ func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkg
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
 	err = enc.Encode(struct {
-		Summary     summary      `json:"summary"`
-		BrokenLinks []brokenLink `json:"broken_links"`
-		URLs        []urlOutcome `json:"urls"`
-	}{sum, nonNil(broken), nonNil(outcomes)})
+		Summary        summary              `json:"summary"`
+		BrokenLinks    []brokenLink         `json:"broken_links"`
+		Duplicates     []duplicateGroup     `json:"duplicates"`
+		NearDuplicates []nearDuplicateGroup `json:"near_duplicates"`
+		DuplicatesErr  string               `json:"duplicates_error,omitempty"`
+		URLs           []urlOutcome         `json:"urls"`
+	}{sum, nonNil(broken), nonNil(exact), nonNil(near), dupMsg, nonNil(outcomes)})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if dupErr != nil {
+		return fmt.Errorf("report %s: no duplicate lists: %w", path, dupErr)
 	}
 	return nil
 }

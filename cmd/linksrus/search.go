@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/simhash"
 )
 
 // searchResult is one hit as printed with --json.
@@ -25,7 +27,26 @@ type searchResult struct {
 	Relevance float64 `json:"relevance"`
 	PageRank  float64 `json:"pagerank"`
 	Score     float64 `json:"score"`
+	// AlsoAt are the URLs with the same text (duplicates, redirects),
+	// which the index shows as this one result.
+	AlsoAt []string `json:"also_at,omitempty"`
+	// NearDuplicates are later results whose text is nearly the same
+	// (simhash within simhash.Threshold bits), folded into this one.
+	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
+
+	simhash uint64
 }
+
+// nearResult is a result shown under another as its near-duplicate.
+type nearResult struct {
+	Rank  uint64 `json:"rank"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// maxReadFactor bounds the results a search reads to fill --limit when
+// near-duplicates are folded: at most this many per result shown.
+const maxReadFactor = 5
 
 func runSearch(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "search", "search [flags] QUERY")
@@ -89,17 +110,33 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	defer it.Close()
 
 	terms := textindex.Terms(q)
-	var results []searchResult
-	for len(results) < *limit && it.Next() {
+	var (
+		results []searchResult
+		read    uint64 // results read: the next page starts at offset+read
+		folded  int
+	)
+	for len(results) < *limit && read < uint64(*limit)*maxReadFactor && it.Next() {
 		d := it.Document()
+		read++
+		rank := *offset + read
+		// A result whose text is nearly that of one shown already goes
+		// under it, so that a page of results is not one text ten times.
+		fp := simhash.Of(d.Title + "\n" + d.Content)
+		if n := slices.IndexFunc(results, func(r searchResult) bool { return simhash.Near(r.simhash, fp) }); n >= 0 {
+			results[n].NearDuplicates = append(results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
+			folded++
+			continue
+		}
 		results = append(results, searchResult{
-			Rank:      *offset + uint64(len(results)) + 1,
+			Rank:      rank,
 			URL:       d.URL,
 			Title:     d.Title,
 			Snippet:   textindex.MakeSnippet(d.Content, q, 160).String(),
 			Relevance: d.Relevance,
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
+			AlsoAt:    d.AlsoAt,
+			simhash:   fp,
 		})
 	}
 	if err := it.Error(); err != nil {
@@ -147,9 +184,22 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		if r.Snippet != "" {
 			fmt.Fprintf(env.stdout, "   %s\n", r.Snippet)
 		}
+		for _, u := range r.AlsoAt {
+			fmt.Fprintf(env.stdout, "   also at %s\n", u)
+		}
+		for _, n := range r.NearDuplicates {
+			fmt.Fprintf(env.stdout, "   nearly the same: %d. %s\n", n.Rank, n.URL)
+		}
 		fmt.Fprintln(env.stdout)
 	}
-	fmt.Fprintf(env.stdout, "Results %d-%d of %d.\n", *offset+1, *offset+uint64(len(results)), total)
+	fmt.Fprintf(env.stdout, "Results %d-%d of %d", *offset+1, *offset+read, total)
+	if folded > 0 {
+		fmt.Fprintf(env.stdout, " (%d near-duplicates shown under another result)", folded)
+	}
+	fmt.Fprintln(env.stdout, ".")
+	if *offset+read < total {
+		fmt.Fprintf(env.stdout, "Next: --offset %d\n", *offset+read)
+	}
 	return nil
 }
 

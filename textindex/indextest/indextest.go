@@ -78,6 +78,11 @@ func Run(t *testing.T, newIndexer NewFunc) {
 			tc.fn(t, newIndexer(t))
 		})
 	}
+	for _, tc := range dedupTests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, newIndexer(t))
+		})
+	}
 	for _, tc := range batchTests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx := newIndexer(t)

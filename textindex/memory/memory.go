@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -37,10 +38,13 @@ var _ textindex.Indexer = (*Index)(nil)
 
 // entry is one indexed document. Entries are never modified once published
 // (UpdateScore replaces the entry), so iterators may read them without
-// holding the index lock.
+// holding the index lock. Only searchable documents are published: an
+// alias of another document of its ContentHash (see the textindex package
+// documentation's Duplicates) is in docs but not in byOrd or the postings,
+// so that a group's text is indexed, and weighs in BM25, once.
 type entry struct {
 	doc    textindex.Document
-	ord    uint32   // position in Index.byOrd; a replaced document gets a new one
+	ord    uint32   // position in Index.byOrd, or unpublished; a replaced document gets a new one
 	tokens []uint32 // term IDs of title then content, for phrase checks
 	tf     map[uint32]uint32
 }
@@ -51,8 +55,9 @@ type Index struct {
 	mu     sync.RWMutex
 	closed bool
 
-	docs   map[uuid.UUID]*entry  // indexed documents
+	docs   map[uuid.UUID]*entry  // indexed documents, searchable or aliases
 	scores map[uuid.UUID]float64 // PageRank placeholders of documents not indexed yet
+	groups map[string][]member   // ContentHash -> its documents in canonical order
 
 	termIDs  map[string]uint32
 	postings map[uint32][]uint32 // term ID -> ascending ordinals, including dead ones
@@ -67,6 +72,7 @@ func New() *Index {
 	return &Index{
 		docs:     make(map[uuid.UUID]*entry),
 		scores:   make(map[uuid.UUID]float64),
+		groups:   make(map[string][]member),
 		termIDs:  make(map[string]uint32),
 		postings: make(map[uint32][]uint32),
 		df:       make(map[uint32]int),
@@ -107,18 +113,33 @@ func split(doc *textindex.Document) []string {
 	return append(terms.Split(doc.Title), terms.Split(doc.Content)...)
 }
 
+// unpublished is the ord of an entry that is not searchable.
+const unpublished = math.MaxUint32
+
+// member is a document of a duplicate group, as far as choosing the
+// canonical needs.
+type member struct {
+	id       uuid.UUID
+	url      string
+	redirect bool
+}
+
+func memberOf(d *textindex.Document) member {
+	return member{id: d.LinkID, url: d.URL, redirect: d.Redirect}
+}
+
+func compareMembers(a, b member) int {
+	return textindex.CompareCanonical(
+		&textindex.Document{LinkID: a.id, URL: a.url, Redirect: a.redirect},
+		&textindex.Document{LinkID: b.id, URL: b.url, Redirect: b.redirect})
+}
+
 // put inserts or replaces doc, whose terms are words; i.mu must be held
 // for writing.
 func (i *Index) put(doc *textindex.Document, words []string) {
-	e := &entry{doc: *doc, ord: uint32(len(i.byOrd)), tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
+	e := &entry{doc: *doc, ord: unpublished, tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
-	if old, ok := i.docs[doc.LinkID]; ok {
-		e.doc.PageRank = old.doc.PageRank
-		i.retire(old)
-	} else if s, ok := i.scores[doc.LinkID]; ok {
-		e.doc.PageRank = s
-		delete(i.scores, doc.LinkID)
-	}
+	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
 	for n, w := range words {
 		id, ok := i.termIDs[w]
 		if !ok {
@@ -126,18 +147,121 @@ func (i *Index) put(doc *textindex.Document, words []string) {
 			i.termIDs[w] = id
 		}
 		e.tokens[n] = id
-		if e.tf[id] == 0 {
-			i.postings[id] = append(i.postings[id], e.ord)
-			i.df[id]++
-		}
 		e.tf[id]++
 	}
-	i.byOrd = append(i.byOrd, e)
-	i.docs[doc.LinkID] = e
-	i.totalLen += uint64(len(e.tokens))
-	if i.dead > 1024 && i.dead > len(i.docs) {
+	old, replacing := i.docs[doc.LinkID]
+	if replacing {
+		e.doc.PageRank = old.doc.PageRank
+	} else if s, ok := i.scores[doc.LinkID]; ok {
+		e.doc.PageRank = s
+		delete(i.scores, doc.LinkID)
+	}
+	switch {
+	case replacing && memberOf(&old.doc) == memberOf(&e.doc) && old.doc.ContentHash == e.doc.ContentHash:
+		// The common re-crawl: the same place in the same group (or in
+		// none), so only the text is swapped.
+		i.docs[doc.LinkID] = e
+		if i.published(old) {
+			e.doc.AlsoAt = old.doc.AlsoAt
+			i.retire(old)
+			i.publish(e)
+		}
+	default:
+		if replacing {
+			i.leave(old)
+		}
+		i.docs[doc.LinkID] = e
+		if e.doc.ContentHash == "" {
+			i.publish(e)
+		} else {
+			i.join(e)
+		}
+	}
+	if i.dead > 1024 && i.dead > i.live() {
 		i.compact()
 	}
+}
+
+// publish makes e searchable: it gets an ordinal and postings.
+func (i *Index) publish(e *entry) {
+	e.ord = uint32(len(i.byOrd))
+	for id := range e.tf {
+		i.postings[id] = append(i.postings[id], e.ord)
+		i.df[id]++
+	}
+	i.byOrd = append(i.byOrd, e)
+	i.totalLen += uint64(len(e.tokens))
+}
+
+// published reports whether e is the searchable version of its document.
+func (i *Index) published(e *entry) bool {
+	return e.ord != unpublished && int(e.ord) < len(i.byOrd) && i.byOrd[e.ord] == e
+}
+
+// live is the number of searchable documents.
+func (i *Index) live() int { return len(i.byOrd) - i.dead }
+
+// join adds e, not published, to the group of its ContentHash.
+func (i *Index) join(e *entry) {
+	h, m := e.doc.ContentHash, memberOf(&e.doc)
+	g := i.groups[h]
+	pos, _ := slices.BinarySearchFunc(g, m, compareMembers)
+	g = slices.Insert(g, pos, m)
+	i.groups[h] = g
+	if pos == 0 && len(g) > 1 {
+		// e displaces the canonical.
+		if prev := i.docs[g[1].id]; i.published(prev) {
+			i.retire(prev)
+		}
+	}
+	if pos <= textindex.MaxAlsoAt {
+		i.refreshCanonical(h)
+	}
+}
+
+// leave takes old, being replaced, out of the index and of its group,
+// whose next member becomes canonical if old was.
+func (i *Index) leave(old *entry) {
+	if i.published(old) {
+		i.retire(old)
+	}
+	h := old.doc.ContentHash
+	if h == "" {
+		return
+	}
+	g := i.groups[h]
+	pos := slices.IndexFunc(g, func(m member) bool { return m.id == old.doc.LinkID })
+	if pos < 0 {
+		return
+	}
+	g = slices.Delete(g, pos, pos+1)
+	if len(g) == 0 {
+		delete(i.groups, h)
+		return
+	}
+	i.groups[h] = g
+	if pos <= textindex.MaxAlsoAt {
+		i.refreshCanonical(h)
+	}
+}
+
+// refreshCanonical publishes the canonical of group h, if it is not yet,
+// with its AlsoAt up to date. Entries being immutable once published, the
+// canonical's is replaced by a copy.
+func (i *Index) refreshCanonical(h string) {
+	g := i.groups[h]
+	c := i.docs[g[0].id]
+	ne := *c
+	ne.doc.AlsoAt = nil
+	for _, m := range g[1:min(len(g), textindex.MaxAlsoAt+1)] {
+		ne.doc.AlsoAt = append(ne.doc.AlsoAt, m.url)
+	}
+	i.docs[ne.doc.LinkID] = &ne
+	if i.published(c) {
+		i.byOrd[ne.ord] = &ne
+		return
+	}
+	i.publish(&ne)
 }
 
 // retire removes old from the live set. Its postings stay until the next
@@ -157,7 +281,7 @@ func (i *Index) retire(old *entry) {
 // without the dead ordinals, so replaced documents do not cost memory or
 // search time forever.
 func (i *Index) compact() {
-	live := make([]*entry, 0, len(i.docs))
+	live := make([]*entry, 0, i.live())
 	remap := make([]uint32, len(i.byOrd))
 	for _, e := range i.byOrd {
 		if e == nil {
@@ -198,6 +322,11 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		return nil, fmt.Errorf("memory: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	d := e.doc
+	d.AlsoAt = slices.Clone(d.AlsoAt)
+	if g := i.groups[d.ContentHash]; d.ContentHash != "" && !i.published(e) && len(g) > 0 {
+		// An alias (perhaps a canonical once: its AlsoAt is stale).
+		d.DuplicateOf, d.AlsoAt = g[0].id, nil
+	}
 	return &d, nil
 }
 
@@ -224,7 +353,9 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	ne := *e
 	ne.doc.PageRank = score
 	i.docs[linkID] = &ne
-	i.byOrd[ne.ord] = &ne
+	if i.published(e) {
+		i.byOrd[ne.ord] = &ne
+	}
 	return nil
 }
 
@@ -235,7 +366,7 @@ func (i *Index) Count(context.Context) (uint64, error) {
 	if i.closed {
 		return 0, fmt.Errorf("memory: count: %w", textindex.ErrClosed)
 	}
-	return uint64(len(i.docs)), nil
+	return uint64(i.live()), nil
 }
 
 // UpdateScores sets the PageRank of many documents, as UpdateScore does

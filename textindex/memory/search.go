@@ -121,7 +121,7 @@ func (i *Index) match(ctx context.Context, q terms.Search) ([]hit, error) {
 		id  uint32
 		idf float64
 	}
-	live := float64(len(i.docs))
+	live := float64(i.live())
 	avgLen := float64(i.totalLen) / math.Max(live, 1)
 	weights := make([]weight, 0, len(seen))
 	for _, id := range seq {
@@ -254,6 +254,7 @@ func (it *iterator) Document() *textindex.Document {
 	}
 	d := it.cur.doc
 	d.Relevance = it.rel
+	d.AlsoAt = slices.Clone(d.AlsoAt)
 	return &d
 }
 

@@ -36,21 +36,26 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
 		times                = make([]time.Time, len(docs))
 		ranks                = make([]float64, len(docs))
+		hashes               = make([]string, len(docs))
+		redirects            = make([]bool, len(docs))
 	)
 	for n, d := range docs {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
+		hashes[n], redirects[n] = sanitize(d.ContentHash), d.Redirect
 		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
-			SELECT link_id, url, title, content, indexed_at, page_rank, true
-			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[])
-				AS d (link_id, url, title, content, indexed_at, page_rank)
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect)
+			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect
+			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
+				$7::TEXT[], $8::BOOL[])
+				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect)
 			ON CONFLICT (link_id) DO UPDATE SET
 				url = excluded.url, title = excluded.title, content = excluded.content,
-				indexed_at = excluded.indexed_at, indexed = true`,
-			ids, urls, titles, bodies, times, ranks)
+				indexed_at = excluded.indexed_at, indexed = true,
+				content_hash = excluded.content_hash, redirect = excluded.redirect`,
+			ids, urls, titles, bodies, times, ranks, hashes, redirects)
 		return err
 	})
 	if err != nil {

@@ -2,9 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
@@ -70,8 +74,8 @@ func TestConcurrentOpen(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM textindex_schema_migrations").Scan(&n); err != nil {
 		t.Fatalf("count migrations: %v", err)
 	}
-	if n != 1 {
-		t.Fatalf("%d migration rows, want 1", n)
+	if n != 2 {
+		t.Fatalf("%d migration rows, want 2", n)
 	}
 }
 
@@ -105,4 +109,66 @@ func BenchmarkPostgres(b *testing.B) {
 		b.Cleanup(func() { idx.Close() })
 		return idx
 	})
+}
+
+// TestMigrateDuplicates opens an index written before duplicate content
+// (migration 1 only): its documents stay searchable, and join a group once
+// indexed again with a hash.
+func TestMigrateDuplicates(t *testing.T) {
+	dsn := pgtest.Database(t, "textindex")
+	ctx := context.Background()
+	first, err := os.ReadFile("migrations/0001_documents.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	old := uuid.New()
+	for _, q := range []string{
+		string(first),
+		`CREATE TABLE textindex_schema_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO textindex_schema_migrations (version) VALUES (1)`,
+		fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
+			VALUES ('%s', 'https://example.com/old', 'Old', 'legacy words', now(), 0.5, true)`, old),
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	idx, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("Open migrates: %v", err)
+	}
+	defer idx.Close()
+	results := func() []*textindex.Document {
+		t.Helper()
+		it, err := idx.Search(textindex.Query{Expression: "legacy"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var out []*textindex.Document
+		for it.Next() {
+			out = append(out, it.Document())
+		}
+		return out
+	}
+	if got := results(); len(got) != 1 || got[0].LinkID != old || got[0].ContentHash != "" {
+		t.Fatalf("after migration: %+v", got)
+	}
+	hash := textindex.ContentHash("Old", "legacy words")
+	err = idx.IndexBatch([]*textindex.Document{
+		{LinkID: uuid.New(), URL: "https://example.com/old?x", Title: "Old", Content: "legacy words", IndexedAt: time.Now(), ContentHash: hash},
+		{LinkID: old, URL: "https://example.com/old", Title: "Old", Content: "legacy words", IndexedAt: time.Now(), ContentHash: hash},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := results()
+	if len(got) != 1 || got[0].LinkID != old || len(got[0].AlsoAt) != 1 || got[0].PageRank != 0.5 {
+		t.Fatalf("re-indexed with a duplicate: %+v", got)
+	}
 }

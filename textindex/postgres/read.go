@@ -29,26 +29,87 @@ func sanitize(s string) string {
 
 // FindByID returns a copy of the document; see textindex.Indexer.
 func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
-	row := i.pool.QueryRow(context.Background(), `
-		SELECT link_id, url, title, content, indexed_at, page_rank
-		FROM textindex_documents WHERE link_id = $1 AND indexed`, linkID)
-	doc, err := scanDoc(row)
+	ctx := context.Background()
+	var canon uuid.UUID
+	row := i.pool.QueryRow(ctx, `
+		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect,
+			coalesce((SELECT o.link_id FROM textindex_documents o
+				WHERE o.content_hash = d.content_hash AND o.indexed
+				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id)
+		FROM textindex_documents d WHERE link_id = $1 AND indexed`, linkID)
+	doc, err := scanDoc(row, &canon)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find %s: %w", linkID, closedErr(err))
 	}
+	if canon != doc.LinkID {
+		doc.DuplicateOf = canon
+	} else if err := i.alsoAt(ctx, []*textindex.Document{doc}); err != nil {
+		return nil, fmt.Errorf("postgres: find %s: duplicates: %w", linkID, closedErr(err))
+	}
 	return doc, nil
 }
 
-// scanDoc reads link_id, url, title, content, indexed_at, page_rank.
+// canonicalOrder is the ORDER BY of a group's documents, table alias t,
+// as textindex.CompareCanonical orders them: COLLATE "C" compares URLs
+// byte by byte, whatever the database's collation.
+func canonicalOrder(t string) string {
+	return fmt.Sprintf(`%[1]s.redirect, octet_length(%[1]s.url), %[1]s.url COLLATE "C", %[1]s.link_id`, t)
+}
+
+// canonicalSQL is the condition that document d is searchable: in no
+// group, or first of its group. It is evaluated per hit, an index lookup
+// of the group's documents (see migration 0002).
+const canonicalSQL = `NOT EXISTS (
+	SELECT 1 FROM textindex_documents o
+	WHERE o.content_hash = d.content_hash AND o.indexed
+	AND (o.redirect, octet_length(o.url), o.url COLLATE "C", o.link_id)
+		< (d.redirect, octet_length(d.url), d.url COLLATE "C", d.link_id))`
+
+// alsoAt fills in the AlsoAt of docs, canonical documents, with one query.
+func (i *Index) alsoAt(ctx context.Context, docs []*textindex.Document) error {
+	byHash := make(map[string]*textindex.Document)
+	var hashes []string
+	for _, d := range docs {
+		if d.ContentHash != "" {
+			byHash[d.ContentHash] = d
+			hashes = append(hashes, d.ContentHash)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	rows, err := i.pool.Query(ctx, `
+		SELECT content_hash, url FROM (
+			SELECT o.content_hash, o.url, row_number() OVER (PARTITION BY o.content_hash ORDER BY `+canonicalOrder("o")+`) AS n
+			FROM textindex_documents o WHERE o.content_hash = ANY($1) AND o.indexed
+		) s WHERE n BETWEEN 2 AND $2 ORDER BY content_hash, n`, hashes, textindex.MaxAlsoAt+1)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var hash, url string
+		if err := rows.Scan(&hash, &url); err != nil {
+			return err
+		}
+		if d := byHash[hash]; d != nil {
+			d.AlsoAt = append(d.AlsoAt, url)
+		}
+	}
+	return rows.Err()
+}
+
+// scanDoc reads link_id, url, title, content, indexed_at, page_rank,
+// content_hash (coalesced to ”), redirect.
 func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		indexedAt *time.Time
 	)
-	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank, &doc.ContentHash, &doc.Redirect}, extra...)...); err != nil {
 		return nil, err
 	}
 	if indexedAt != nil {
@@ -78,7 +139,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return pager.New(0, 0, nil), nil
 	}
 	tsq, args := tsqueryOf(s)
-	where := "d.indexed AND d.tsv @@ q.q"
+	where := "d.indexed AND d.tsv @@ q.q AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		args = append(args, s.Sites)
 		where += fmt.Sprintf(" AND %s", onSites(len(args)))
@@ -156,7 +217,7 @@ const pageSQL = `
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d
 	)
-	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, hits.rel::float8
+	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, hits.rel::float8
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
@@ -180,13 +241,16 @@ func (i *Index) fetchPage(ctx context.Context, page string, args []any) ([]*text
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
 	}
+	if err := i.alsoAt(ctx, docs); err != nil {
+		return nil, fmt.Errorf("postgres: search: duplicates of results: %w", closedErr(err))
+	}
 	return docs, nil
 }
 
 // Count implements textindex.Counter.
 func (i *Index) Count(ctx context.Context) (uint64, error) {
 	var n int64
-	if err := i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents WHERE indexed`).Scan(&n); err != nil {
+	if err := i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents d WHERE indexed AND `+canonicalSQL).Scan(&n); err != nil {
 		return 0, fmt.Errorf("postgres: count: %w", closedErr(err))
 	}
 	return uint64(n), nil

@@ -25,12 +25,13 @@ func (i *Index) Index(doc *textindex.Document) error {
 	url, title, content := sanitize(doc.URL), sanitize(doc.Title), sanitize(doc.Content)
 	err := withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
-			VALUES ($1, $2, $3, $4, $5, $6, true)
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect)
+			VALUES ($1, $2, $3, $4, $5, $6, true, NULLIF($7, ''), $8)
 			ON CONFLICT (link_id) DO UPDATE SET
 				url = excluded.url, title = excluded.title, content = excluded.content,
-				indexed_at = excluded.indexed_at, indexed = true`,
-			doc.LinkID, url, title, content, doc.IndexedAt, doc.PageRank)
+				indexed_at = excluded.indexed_at, indexed = true,
+				content_hash = excluded.content_hash, redirect = excluded.redirect`,
+			doc.LinkID, url, title, content, doc.IndexedAt, doc.PageRank, sanitize(doc.ContentHash), doc.Redirect)
 		return err
 	})
 	if err != nil {

@@ -24,10 +24,25 @@ import (
 // LINKSRUS_BENCH_CORPUS; without it the benchmark is skipped. It reports
 // pages per wall second and per CPU second of the process, the latter
 // being steadier on a shared machine.
+//
+// hashed=true gives the pages their ContentHash, as the crawler does, so
+// that the index keeps duplicate groups (one lookup of the group's
+// canonical per new page, and only the canonical's text in FTS5).
 func BenchmarkCrawledCorpus(b *testing.B) {
-	docs := loadCrawledCorpus(b)
-	for _, size := range []int{2, 7, 64} {
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+	plain := loadCrawledCorpus(b)
+	hashed := make([]*textindex.Document, len(plain))
+	for n, d := range plain {
+		h := *d
+		h.ContentHash = textindex.ContentHash(d.Title, d.Content)
+		hashed[n] = &h
+	}
+	for _, bc := range []struct {
+		size int
+		docs []*textindex.Document
+		name string
+	}{{2, plain, "false"}, {7, plain, "false"}, {64, plain, "false"}, {2, hashed, "true"}, {7, hashed, "true"}, {64, hashed, "true"}} {
+		size, docs := bc.size, bc.docs
+		b.Run(fmt.Sprintf("batch=%d/hashed=%s", size, bc.name), func(b *testing.B) {
 			var wall, cpu time.Duration
 			b.ReportAllocs()
 			for range b.N {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,31 +18,95 @@ import (
 
 // FindByID returns a copy of the document; see textindex.Indexer.
 func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
-	row := i.db.QueryRowContext(context.Background(), `
-		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at
+	ctx := context.Background()
+	var canon bool
+	row := i.db.QueryRowContext(ctx, `
+		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.canon
 		FROM docs d JOIN bodies b ON b.id = d.id
 		WHERE d.link_id = ?`, linkID[:])
-	doc, err := scanDoc(row)
+	doc, err := scanDoc(row, &canon)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, closedErr(err))
 	}
+	switch {
+	case doc.ContentHash == "":
+	case canon:
+		err = i.alsoAt(ctx, []*textindex.Document{doc})
+	default:
+		var id []byte
+		err = i.db.QueryRowContext(ctx, `
+			SELECT d.link_id FROM bodies b JOIN docs d ON d.id = b.id
+			WHERE b.content_hash = ? AND b.canon`, doc.ContentHash).Scan(&id)
+		if err == nil {
+			doc.DuplicateOf, err = uuid.FromBytes(id)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find %s: duplicates: %w", linkID, closedErr(err))
+	}
 	return doc, nil
 }
 
+// alsoAt fills in the AlsoAt of docs, canonical documents, with one query.
+func (i *Index) alsoAt(ctx context.Context, docs []*textindex.Document) error {
+	byHash := make(map[string]*textindex.Document)
+	var hashes []string
+	for _, d := range docs {
+		if d.ContentHash != "" {
+			byHash[d.ContentHash] = d
+			hashes = append(hashes, d.ContentHash)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(hashes)
+	if err != nil {
+		return fmt.Errorf("encode hashes: %w", err)
+	}
+	rows, err := i.db.QueryContext(ctx, alsoAtQuery, string(list), textindex.MaxAlsoAt)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var hash, url string
+		if err := rows.Scan(&hash, &url); err != nil {
+			return err
+		}
+		if d := byHash[hash]; d != nil {
+			d.AlsoAt = append(d.AlsoAt, url)
+		}
+	}
+	return rows.Err()
+}
+
+// alsoAtQuery lists the aliases of groups, the first MaxAlsoAt of each in
+// canonical order.
+const alsoAtQuery = `
+	SELECT content_hash, url FROM (
+		SELECT content_hash, url, row_number() OVER (
+			PARTITION BY content_hash ORDER BY redirect, length(CAST(url AS BLOB)), url) AS n
+		FROM bodies
+		WHERE content_hash IN (SELECT value FROM json_each(?)) AND NOT canon
+	) WHERE n <= ? ORDER BY content_hash, n`
+
 // scanDoc reads the columns link_id, page_rank, url, title, content,
-// indexed_at.
+// indexed_at, content_hash, redirect.
 func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		linkID    []byte
 		indexedAt string
+		hash      sql.NullString
 	)
-	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &hash, &doc.Redirect}, extra...)...); err != nil {
 		return nil, err
 	}
+	doc.ContentHash = hash.String
 	id, err := uuid.FromBytes(linkID)
 	if err != nil {
 		return nil, fmt.Errorf("corrupt link_id: %w", err)
@@ -145,7 +210,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // only the requested page back to the stored text. %s is a condition on
 // the hit's URL (sb.url), "1" for none.
 const pageQuery = `
-	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, p.rel
+	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, p.rel
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score, -h.r AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
@@ -187,13 +252,16 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64,
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
 	}
+	if err := i.alsoAt(ctx, docs); err != nil {
+		return nil, fmt.Errorf("sqlite: search: duplicates of results: %w", closedErr(err))
+	}
 	return docs, nil
 }
 
 // Count implements textindex.Counter.
 func (i *Index) Count(ctx context.Context) (uint64, error) {
 	var n uint64
-	if err := i.db.QueryRowContext(ctx, `SELECT count(*) FROM bodies`).Scan(&n); err != nil {
+	if err := i.db.QueryRowContext(ctx, `SELECT count(*) FROM bodies WHERE canon`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: count: %w", closedErr(err))
 	}
 	return n, nil

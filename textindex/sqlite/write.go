@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -49,9 +51,23 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 
 // indexOp returns the write that stores doc, for the writer to run in a
 // group.
+//
+// A document with a ContentHash takes part in its duplicate group (see the
+// textindex package documentation): its bodies row records the hash and
+// whether it is the group's canonical, and only the canonical has text in
+// docs_fts. The group's state is kept at write time, in the same
+// transaction, so that searching and counting stay on docs_fts alone. The
+// lookup of the group's canonical is folded into the insert of the row
+// (stmtPutBody), so a write makes no more statements than before unless
+// the canonical changes hands; a re-crawl of an unchanged page (same hash,
+// same URL) does no work in docs_fts, since its text is the same.
 func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
 	body := doc.Title + "\n" + doc.Content
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
+	var hash any // NULL: in no group
+	if doc.ContentHash != "" {
+		hash = doc.ContentHash
+	}
 	return func(ctx context.Context, w *writer, text *textBatch) error {
 		// The no-op update makes RETURNING yield the id of an existing
 		// row (a replaced document or a score placeholder) whose
@@ -60,62 +76,74 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 		if err := w.stmts[stmtUpsertDoc].QueryRowContext(ctx, doc.LinkID[:], doc.PageRank).Scan(&id); err != nil {
 			return fmt.Errorf("upsert docs row: %w", err)
 		}
-		// Only a replaced document has text to remove: FTS5 records a
-		// delete as a tombstone even for a rowid it never saw, which
-		// would cost every new document index space and merge work.
-		res, err := w.stmts[stmtDropBody].ExecContext(ctx, id)
-		if err != nil {
+		// The old row, if any: what group it was in and whether it had
+		// text in docs_fts. Only a replaced document has text to remove:
+		// FTS5 records a delete as a tombstone even for a rowid it never
+		// saw, which would cost every new document index space and merge
+		// work.
+		var (
+			hadText, same bool
+			leftGroup     sql.NullString
+		)
+		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL).Scan(&hadText, &same, &leftGroup)
+		switch {
+		case errors.Is(err, sql.ErrNoRows): // a new document
+		case err != nil:
 			return fmt.Errorf("remove old document: %w", err)
 		}
-		existed, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("remove old document: %w", err)
-		}
-		if err := w.exec(ctx, stmtPutBody, id, doc.URL, doc.Title, doc.Content, indexedAt); err != nil {
-			return fmt.Errorf("store document: %w", err)
-		}
-		text.replace(id, existed > 0, body)
-		return nil
-	}
-}
-
-// UpdateScores sets the PageRank of many documents at once, as UpdateScore
-// does for each (ids[i] gets scores[i]), in one transaction: all or
-// nothing. A ranking job writes every score of the graph, and one commit
-// for all of them costs far less than one per group of callers.
-func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
-	if err := checkScores(ids, scores); err != nil {
-		return fmt.Errorf("sqlite: update scores: %w", err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
-		for n, id := range ids {
-			if err := w.exec(ctx, stmtSetScore, id[:], scores[n]); err != nil {
-				return fmt.Errorf("%s: %w", id, err)
+		// Leaving its group (or a place in it): the next member takes
+		// over if this document was the canonical.
+		if leftGroup.Valid {
+			if err := promoteNext(ctx, w, text, leftGroup.String); err != nil {
+				return err
 			}
 		}
+		var (
+			canon     bool
+			displaced sql.NullInt64
+		)
+		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect).
+			Scan(&canon, &displaced)
+		if err != nil {
+			return fmt.Errorf("store document: %w", err)
+		}
+		if same {
+			// The same place in the same group, and the same text: the
+			// full-text index has nothing to do.
+			return nil
+		}
+		if canon && displaced.Valid {
+			if err := w.exec(ctx, stmtSetCanon, false, displaced.Int64); err != nil {
+				return fmt.Errorf("demote the canonical of %s: %w", doc.ContentHash, err)
+			}
+			text.drop(displaced.Int64, true)
+		}
+		if canon {
+			text.set(id, hadText, body)
+		} else if hadText {
+			text.drop(id, hadText)
+		}
 		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)
 	}
-	return nil
 }
 
-// checkScores validates the arguments of UpdateScores.
-func checkScores(ids []uuid.UUID, scores []float64) error {
-	if len(ids) != len(scores) {
-		return fmt.Errorf("%d IDs for %d scores", len(ids), len(scores))
+// promoteNext makes the first remaining member of group hash its
+// canonical, now that the canonical left it (its row is already gone).
+func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) error {
+	var (
+		next         int64
+		title, words string
+	)
+	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &title, &words)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // the group is empty
 	}
-	for n, id := range ids {
-		if id == uuid.Nil {
-			return textindex.ErrMissingLinkID
-		}
-		if math.IsNaN(scores[n]) || math.IsInf(scores[n], 0) {
-			return fmt.Errorf("%s: %w", id, textindex.ErrInvalidScore)
-		}
+	if err != nil {
+		return fmt.Errorf("find the next canonical of %s: %w", hash, err)
 	}
+	if err := w.exec(ctx, stmtSetCanon, true, next); err != nil {
+		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
+	}
+	text.set(next, false, title+"\n"+words)
 	return nil
 }

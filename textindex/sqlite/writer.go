@@ -41,32 +41,61 @@ type writeOp struct {
 // document would therefore cost a segment (and later merges) per document,
 // however many documents a commit holds.
 type textBatch struct {
-	deletes []int64          // rowids whose committed text goes
-	order   []int64          // rowids to insert, in first-seen order
-	bodies  map[int64]string // their text; the last write of a rowid wins
+	order []int64            // rowids touched, in first-seen order
+	rows  map[int64]*textRow // their fate
 }
 
-// replace schedules the text of rowid id; existed tells whether the
-// document had a bodies row before this write.
-func (b *textBatch) replace(id int64, existed bool, body string) {
-	if b.bodies == nil {
-		b.bodies = make(map[int64]string)
+// textRow is what becomes of one rowid's text in docs_fts.
+type textRow struct {
+	had  bool   // it had committed text when the transaction first touched it
+	keep bool   // it has text at the end: body
+	body string // the last write of a rowid wins
+}
+
+// row returns the state of rowid id, recording had if it is new to the
+// batch: only the first touch sees the committed state.
+func (b *textBatch) row(id int64, had bool) *textRow {
+	if b.rows == nil {
+		b.rows = make(map[int64]*textRow)
 	}
-	if _, pending := b.bodies[id]; !pending {
-		if existed {
-			b.deletes = append(b.deletes, id)
-		}
+	r, ok := b.rows[id]
+	if !ok {
+		r = &textRow{had: had}
+		b.rows[id] = r
 		b.order = append(b.order, id)
 	}
-	b.bodies[id] = body
+	return r
+}
+
+// set schedules body as the text of rowid id; had tells whether the row
+// has committed text (if the batch has not touched it yet).
+func (b *textBatch) set(id int64, had bool, body string) {
+	r := b.row(id, had)
+	r.keep, r.body = true, body
+}
+
+// drop schedules the removal of rowid id's text: a document that became
+// an alias of a duplicate.
+func (b *textBatch) drop(id int64, had bool) {
+	r := b.row(id, had)
+	r.keep, r.body = false, ""
 }
 
 // flush writes the batch with one statement for the deletions (rowids in a
 // JSON array, so that it stays prepared whatever their number) and one
 // for the insertions (per maxTextRows documents).
 func (b *textBatch) flush(ctx context.Context, w *writer) error {
-	if len(b.deletes) > 0 {
-		ids, err := json.Marshal(b.deletes)
+	var deletes, inserts []int64
+	for _, id := range b.order {
+		if r := b.rows[id]; r.had {
+			deletes = append(deletes, id)
+		}
+		if b.rows[id].keep {
+			inserts = append(inserts, id)
+		}
+	}
+	if len(deletes) > 0 {
+		ids, err := json.Marshal(deletes)
 		if err != nil {
 			return fmt.Errorf("encode text deletions: %w", err)
 		}
@@ -74,8 +103,8 @@ func (b *textBatch) flush(ctx context.Context, w *writer) error {
 			return fmt.Errorf("remove old text: %w", err)
 		}
 	}
-	for lo := 0; lo < len(b.order); lo += maxTextRows {
-		ids := b.order[lo:min(lo+maxTextRows, len(b.order))]
+	for lo := 0; lo < len(inserts); lo += maxTextRows {
+		ids := inserts[lo:min(lo+maxTextRows, len(inserts))]
 		if _, err := w.conn.ExecContext(ctx, insertTextsQuery(len(ids)), b.textArgs(ids)...); err != nil {
 			return fmt.Errorf("index text: %w", err)
 		}
@@ -111,7 +140,7 @@ const insertTextsPrefix = `INSERT INTO docs_fts (rowid, body) VALUES `
 func (b *textBatch) textArgs(ids []int64) []any {
 	args := make([]any, 0, 2*len(ids))
 	for _, id := range ids {
-		args = append(args, id, b.bodies[id])
+		args = append(args, id, b.rows[id].body)
 	}
 	return args
 }
@@ -120,12 +149,29 @@ func (b *textBatch) textArgs(ids []int64) []any {
 const (
 	stmtUpsertDoc   = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = page_rank RETURNING id`
 	stmtDeleteTexts = `DELETE FROM docs_fts WHERE rowid IN (SELECT value FROM json_each(?))`
-	stmtDropBody    = `DELETE FROM bodies WHERE id = ?`
-	stmtPutBody     = `INSERT INTO bodies (id, url, title, content, indexed_at) VALUES (?, ?, ?, ?, ?)`
-	stmtSetScore    = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
-	stmtBegin       = `BEGIN IMMEDIATE`
-	stmtCommit      = `COMMIT`
-	stmtRollback    = `ROLLBACK`
+	// stmtDropBody removes a replaced document's row, saying whether it
+	// had text in docs_fts, whether the new version (hash ?2, redirect ?3,
+	// URL ?4) keeps its place in the same group, and, for a canonical that
+	// leaves its group, the group's hash: the common cases scan no string.
+	stmtDropBody = `DELETE FROM bodies WHERE id = ?1 RETURNING canon,
+		coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4, 0) AS same,
+		CASE WHEN canon AND NOT coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4, 0) THEN content_hash END AS h`
+	// stmtPutBody stores a document's row and works out in the same
+	// statement whether it is its group's canonical: no canonical of its
+	// hash comes before it in canonical order (a document without a hash
+	// always is). It returns that, and the canonical it displaces, if any.
+	stmtPutBody = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, canon)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NOT EXISTS (
+			SELECT 1 FROM bodies c WHERE c.content_hash = ?6 AND c.canon
+			AND (c.redirect, length(CAST(c.url AS BLOB)), c.url) <= (?7, length(CAST(?2 AS BLOB)), ?2)))
+		RETURNING canon, (SELECT c.id FROM bodies c WHERE c.content_hash = ?6 AND c.canon AND c.id != ?1) AS d`
+	stmtNextInGroup = `SELECT id, title, content FROM bodies WHERE content_hash = ?
+		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
+	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
+	stmtSetScore = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
+	stmtBegin    = `BEGIN IMMEDIATE`
+	stmtCommit   = `COMMIT`
+	stmtRollback = `ROLLBACK`
 )
 
 func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
@@ -135,6 +181,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	}
 	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
 	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtSetScore,
+		stmtNextInGroup, stmtSetCanon,
 		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
