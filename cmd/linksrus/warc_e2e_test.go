@@ -65,7 +65,7 @@ type searchResults struct {
 	Results []struct{ URL, Title string }
 }
 
-func searchJSON(t *testing.T, data string, query ...string) searchResults {
+func searchResultsOf(t *testing.T, data string, query ...string) searchResults {
 	t.Helper()
 	r := linksrus(t, nil, append([]string{"search", "--data", data, "--json"}, query...)...)
 	if r.code != 0 {
@@ -150,14 +150,14 @@ func TestCrawlToWARCThenImport(t *testing.T) {
 		t.Errorf("stats after import %+v, after crawl %+v", got, want)
 	}
 	for _, q := range [][]string{{"gophers"}, {"zanzibar", "marmalade"}, {"page", "5"}, {`"page number 11"`}, {"gophers -zanzibar"}} {
-		got, want := searchJSON(t, imported, q...), searchJSON(t, crawled, q...)
-		if got.Total != want.Total || !slices.Equal(urlsOf(got), urlsOf(want)) {
-			t.Errorf("search %v: imported %d %v, crawled %d %v", q, got.Total, urlsOf(got), want.Total, urlsOf(want))
+		got, want := searchResultsOf(t, imported, q...), searchResultsOf(t, crawled, q...)
+		if got.Total != want.Total || !slices.Equal(resultURLs(got), resultURLs(want)) {
+			t.Errorf("search %v: imported %d %v, crawled %d %v", q, got.Total, resultURLs(got), want.Total, resultURLs(want))
 		}
 	}
 }
 
-func urlsOf(r searchResults) []string {
+func resultURLs(r searchResults) []string {
 	var urls []string
 	for _, x := range r.Results {
 		urls = append(urls, x.URL)
