@@ -150,8 +150,7 @@ func Groups(hashes []uint64, threshold int) [][]int {
 	for n := range parent {
 		parent[n] = n
 	}
-	var find func(int) int
-	find = func(n int) int {
+	find := func(n int) int {
 		for parent[n] != n {
 			parent[n] = parent[parent[n]]
 			n = parent[n]
