@@ -28,17 +28,15 @@ func (g gzipWriter) Write(b []byte) (int, error) { return g.zw.Write(b) }
 
 // archivedSite is testSite behind a front that gzips the odd pages for
 // clients that ask, redirects /old to page 5 and counts every request
-// (robots.txt aside) by path.
+// (robots.txt and /sitemap.xml included: they are archived too) by path.
 func archivedSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	inner := &testSite{n: 40, fetches: map[string]int{}}
 	var mu sync.Mutex
 	hits := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/robots.txt" {
-			mu.Lock()
-			hits[r.URL.Path]++
-			mu.Unlock()
-		}
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
 		if r.URL.Path == "/old" {
 			http.Redirect(w, r, "/page/5", http.StatusMovedPermanently)
 			return

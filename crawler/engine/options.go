@@ -179,8 +179,11 @@ type Options struct {
 	// Processors receive a copy of every crawled page, beside the stores.
 	Processors []pipeline.Processor
 	// Recorder, if set, is given every GET response of the run, as the
-	// server sent it (see crawler.Recorder): to archive the crawl in WARC
-	// files, say. The caller closes it after the run. Default: nil.
+	// server sent it (see crawler.Recorder): the pages' and the engine's
+	// own (robots.txt, sitemaps, each kept up to MaxBodyBytes), to archive
+	// the crawl in WARC files, say. A failure to record stops the crawl
+	// (for robots.txt and sitemaps: the fetch fails). The caller closes it
+	// after the run. Default: nil.
 	Recorder crawler.Recorder
 	// OnOutcome, if set, receives the outcome of every URL the run
 	// handles, once, from the pipeline's goroutines (concurrently).

@@ -261,7 +261,15 @@ type hostFetcher struct {
 }
 
 func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], getter crawler.URLGetter, o *Options) *hostFetcher {
-	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: crawler.WithoutRedirects(getter), timeout: o.FetchTimeout}
+	getter = crawler.WithoutRedirects(getter)
+	if o.Recorder != nil {
+		limit := o.MaxBodyBytes
+		if limit == 0 {
+			limit = crawler.DefaultMaxBodyBytes
+		}
+		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: limit}
+	}
+	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: getter, timeout: o.FetchTimeout}
 }
 
 // spawn runs fn in a goroutine the run waits for.
