@@ -47,6 +47,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -62,6 +63,11 @@ func init() {
 }
 
 var _ textindex.Indexer = (*Index)(nil)
+
+// A ranking job writes every score at once (pagerank.BatchScorer).
+var _ interface {
+	UpdateScores(ids []uuid.UUID, scores []float64) error
+} = (*Index)(nil)
 
 // Index is a textindex.Indexer stored in PostgreSQL (or CockroachDB).
 type Index struct {

@@ -49,6 +49,47 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 	return nil
 }
 
+// UpdateScores sets the PageRank of many documents at once, as UpdateScore
+// does for each (ids[i] gets scores[i]), in one transaction: all or
+// nothing. A ranking job writes every score of the graph, and one commit
+// for all of them costs far less than one per group of callers.
+func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
+	if err := checkScores(ids, scores); err != nil {
+		return fmt.Errorf("sqlite: update scores: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
+		for n, id := range ids {
+			if err := w.exec(ctx, stmtSetScore, id[:], scores[n]); err != nil {
+				return fmt.Errorf("%s: %w", id, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)
+	}
+	return nil
+}
+
+// checkScores validates the arguments of UpdateScores.
+func checkScores(ids []uuid.UUID, scores []float64) error {
+	if len(ids) != len(scores) {
+		return fmt.Errorf("%d IDs for %d scores", len(ids), len(scores))
+	}
+	for n, id := range ids {
+		if id == uuid.Nil {
+			return textindex.ErrMissingLinkID
+		}
+		if math.IsNaN(scores[n]) || math.IsInf(scores[n], 0) {
+			return fmt.Errorf("%s: %w", id, textindex.ErrInvalidScore)
+		}
+	}
+	return nil
+}
+
 // indexOp returns the write that stores doc, for the writer to run in a
 // group.
 //
