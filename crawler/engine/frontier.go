@@ -28,11 +28,12 @@ type item struct {
 	link  linkgraph.Link
 	depth int
 	// lastMod is the <lastmod> of the sitemap entry the link was queued
-	// from (zero otherwise, or when the sitemap did not say): when the
-	// page last changed, by the site's word. It travels with the link
-	// through the spill file and stays known while the page is in flight
-	// (frontier.lastModOf), for a request that can be skipped or made
-	// conditional. In a shared crawl it does not survive the shared queue.
+	// from (zero otherwise, or when the sitemap did not say), as its
+	// latest instant (sitemap.Entry.LastModUntil): the page has not
+	// changed since, by the site's word. It travels with the link through
+	// the spill file and reaches the page's payload at hand-out
+	// (ModifiedAt), to spare the request of a page retrieved after it. In
+	// a shared crawl it does not survive the shared queue.
 	lastMod time.Time
 	parked  *crawler.Payload
 }
@@ -81,8 +82,7 @@ type frontier struct {
 	left         int // links dropped from the queue after stop, for the next run
 	stopped      bool
 	leases       map[uuid.UUID]*leaseEntry
-	depth        map[uuid.UUID]int       // depth of the pages in flight
-	lastMods     map[uuid.UUID]time.Time // sitemap lastmod of the pages in flight that have one
+	depth        map[uuid.UUID]int // depth of the pages in flight
 	// lateLastMods holds the sitemap lastmod of links that were queued
 	// before their host's sitemap listed them (a recrawl queues every
 	// page due from the graph first), taken when they are handed out;
@@ -125,7 +125,6 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		spill:     newSpill(o.SpillDir, depthLevels),
 		leases:    make(map[uuid.UUID]*leaseEntry),
 		depth:     make(map[uuid.UUID]int),
-		lastMods:  make(map[uuid.UUID]time.Time),
 
 		lateLastMods: make(map[uuid.UUID]time.Time),
 	}, nil
@@ -249,15 +248,6 @@ func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
 	return d, ok
 }
 
-// lastModOf returns the sitemap lastmod of a page in flight, if it was
-// queued from a sitemap entry that had one.
-func (f *frontier) lastModOf(id uuid.UUID) (time.Time, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	t, ok := f.lastMods[id]
-	return t, ok
-}
-
 // sitemapsDone records that a host's sitemaps have been read.
 func (f *frontier) sitemapsDone() {
 	f.mu.Lock()
@@ -335,7 +325,6 @@ func (f *frontier) done(id uuid.UUID) {
 	}
 	if _, ok := f.depth[id]; ok {
 		delete(f.depth, id)
-		delete(f.lastMods, id)
 		f.inFlight--
 	}
 	f.wakeIfOverLocked()
@@ -471,9 +460,6 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 			if it.lastMod.IsZero() {
 				it.lastMod = late
 			}
-		}
-		if !it.lastMod.IsZero() {
-			f.lastMods[it.link.ID] = it.lastMod
 		}
 		f.cur = it
 		if f.maxPages > 0 && f.handed >= f.maxPages {

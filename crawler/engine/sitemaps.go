@@ -301,10 +301,14 @@ func (q *sitemapQueue) add(e sitemap.Entry) error {
 		return nil
 	}
 	r.stats.sitemapURLs.Add(1)
-	if r.frontier.isSeen(n) {
+	// A link already queued (a recrawl queues every due page from the
+	// graph before the host's sitemap is read) still gets the entry's
+	// lastmod, which may spare its request (frontier.addListed). The
+	// latest instant the value can mean is what counts for that.
+	if r.frontier.isSeen(n) && e.LastModUntil.IsZero() {
 		return nil
 	}
-	q.pending = append(q.pending, listed{u: u, lastMod: e.LastMod})
+	q.pending = append(q.pending, listed{u: u, lastMod: e.LastModUntil})
 	if len(q.pending) >= sitemapBatch {
 		return q.flush()
 	}

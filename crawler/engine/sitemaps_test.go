@@ -374,3 +374,55 @@ func TestHostileSitemaps(t *testing.T) {
 		t.Errorf("a redirect loop was followed %d times", n)
 	}
 }
+
+// A recrawl queues every due page from the graph before the host's
+// sitemap is read; the sitemap's lastmod, older than the pages' last
+// retrieval, still spares the requests of those handed out after it was
+// read: they count as unchanged. A page whose lastmod is later than its
+// retrieval is requested.
+func TestSitemapLastModSparesRecrawl(t *testing.T) {
+	site := &sitemapSite{maps: map[string]any{}}
+	log := &requestLog{}
+	h := startHost(t, 71, log, site)
+	base := "http://" + h.Host
+	site.robots = "User-agent: *\nSitemap: " + base + "/maps/all.xml\n"
+	var listed []string
+	for i := range 30 {
+		listed = append(listed, fmt.Sprintf("/maps/p%d", i))
+	}
+	// urlset dates every entry 2024-01-02; /maps/new says it changed
+	// in the future, after any retrieval.
+	site.maps["/maps/all.xml"] = strings.Replace(urlset(base, append(listed, "/maps/new")...),
+		"<loc>"+base+"/maps/new</loc><lastmod>2024-01-02</lastmod>", "<loc>"+base+"/maps/new</loc><lastmod>2999-01-01</lastmod>", 1)
+	g := memory.New()
+	run := func(recrawl time.Duration) *engine.Summary {
+		t.Helper()
+		// One request at a time on the host, so that the pages handed
+		// out before the sitemap is read are few.
+		e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), PerHost: 1, RecrawlAfter: recrawl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := e.Run(context.Background(), base+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	if sum := run(0); sum.Pages != 32 {
+		t.Fatalf("first crawl: %d pages, want 32", sum.Pages)
+	}
+	time.Sleep(20 * time.Millisecond)
+	sum := run(10 * time.Millisecond)
+	requested := 0
+	for _, p := range listed {
+		requested += site.served(p) - 1
+	}
+	if n := site.served("/maps/new"); n != 2 {
+		t.Errorf("/maps/new served %d times, want twice (its lastmod is after its retrieval)", n)
+	}
+	if sum.Pages != 32 || sum.Unchanged+int64(requested) != 30 || sum.Unchanged < 20 {
+		t.Errorf("recrawl: %d of the 30 listed pages requested again, %d pages, %d unchanged; want 32 pages, most of the 30 unchanged, the rest requested",
+			requested, sum.Pages, sum.Unchanged)
+	}
+}

@@ -74,6 +74,12 @@ type Entry struct {
 	// LastMod is when the page (or the sitemap) last changed; zero when
 	// the file does not say or says it in a form that does not parse.
 	LastMod time.Time
+	// LastModUntil is the latest instant LastMod's value can mean: the
+	// end of the day for a date alone (of the month, the year), and 14
+	// hours later for a time without a zone (taken as UTC, it may be any
+	// zone's). A page fetched after it has not changed since, whatever
+	// the file meant; one fetched between the two may have.
+	LastModUntil time.Time
 }
 
 // Options configure Parse. The zero value applies the protocol's limits
@@ -218,7 +224,8 @@ func (p *parser) entry() error {
 		return nil
 	}
 	p.res.URLs++
-	return p.fn(p.res.Kind, Entry{Loc: p.loc, LastMod: ParseLastMod(p.modRaw)})
+	from, until := parseLastMod(p.modRaw)
+	return p.fn(p.res.Kind, Entry{Loc: p.loc, LastMod: from, LastModUntil: until})
 }
 
 // valid reports whether loc is an absolute http(s) URL within the
@@ -332,36 +339,56 @@ func wrapReadError(err error) error {
 // lastModLayouts are the forms of W3C datetime (https://www.w3.org/TR/NOTE-datetime)
 // at each precision, and the near-misses sites publish: no time zone, a
 // space for the T, a zone without a colon.
-var lastModLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04:05.999999999Z0700",
-	"2006-01-02T15:04:05Z0700",
-	"2006-01-02T15:04Z0700",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02T15:04:05",
-	"2006-01-02T15:04",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05Z07:00",
-	"2006-01-02 15:04:05 Z0700",
-	"2006-01-02 15:04:05",
-	"2006-01-02",
-	"2006-01",
-	"2006",
+// Each comes with how far past the parsed instant the value may reach
+// (see Entry.LastModUntil).
+var lastModLayouts = []struct {
+	layout string
+	until  func(time.Time) time.Time
+}{
+	{time.RFC3339Nano, plus(time.Second)},
+	{"2006-01-02T15:04Z07:00", plus(time.Minute)},
+	{"2006-01-02T15:04:05.999999999Z0700", plus(time.Second)},
+	{"2006-01-02T15:04:05Z0700", plus(time.Second)},
+	{"2006-01-02T15:04Z0700", plus(time.Minute)},
+	{"2006-01-02T15:04:05.999999999", plus(time.Second + zoneSpread)},
+	{"2006-01-02T15:04:05", plus(time.Second + zoneSpread)},
+	{"2006-01-02T15:04", plus(time.Minute + zoneSpread)},
+	{"2006-01-02 15:04:05.999999999Z07:00", plus(time.Second)},
+	{"2006-01-02 15:04:05Z07:00", plus(time.Second)},
+	{"2006-01-02 15:04:05 Z0700", plus(time.Second)},
+	{"2006-01-02 15:04:05", plus(time.Second + zoneSpread)},
+	{"2006-01-02", func(t time.Time) time.Time { return t.AddDate(0, 0, 1).Add(zoneSpread) }},
+	{"2006-01", func(t time.Time) time.Time { return t.AddDate(0, 1, 0).Add(zoneSpread) }},
+	{"2006", func(t time.Time) time.Time { return t.AddDate(1, 0, 0).Add(zoneSpread) }},
+}
+
+// zoneSpread is how much later than read as UTC a time without a zone may
+// be (UTC-12 is the westernmost zone; 14 covers UTC+14's day as well).
+const zoneSpread = 14 * time.Hour
+
+func plus(d time.Duration) func(time.Time) time.Time {
+	return func(t time.Time) time.Time { return t.Add(d) }
 }
 
 // ParseLastMod parses a <lastmod> value leniently; a value without a time
 // zone is taken as UTC. It returns the zero time for a value it cannot
 // read.
 func ParseLastMod(s string) time.Time {
+	t, _ := parseLastMod(s)
+	return t
+}
+
+// parseLastMod is ParseLastMod, also returning the latest instant the value
+// can mean (Entry.LastModUntil).
+func parseLastMod(s string) (from, until time.Time) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 64 {
-		return time.Time{}
+		return time.Time{}, time.Time{}
 	}
-	for _, layout := range lastModLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC()
+	for _, l := range lastModLayouts {
+		if t, err := time.Parse(l.layout, s); err == nil {
+			return t.UTC(), l.until(t).UTC()
 		}
 	}
-	return time.Time{}
+	return time.Time{}, time.Time{}
 }

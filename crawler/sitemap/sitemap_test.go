@@ -65,7 +65,7 @@ func TestParseURLSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Entry{
-			{Loc: "https://example.com/dir/a", LastMod: time.Date(2024, 5, 6, 5, 8, 9, 0, time.UTC)},
+			{Loc: "https://example.com/dir/a", LastMod: time.Date(2024, 5, 6, 5, 8, 9, 0, time.UTC), LastModUntil: time.Date(2024, 5, 6, 5, 8, 10, 0, time.UTC)},
 			{Loc: "https://example.com/dir/b?x=1&y=2"},
 			{Loc: "http://EXAMPLE.com/dir/e"},
 		}
@@ -225,6 +225,27 @@ func TestParseLastMod(t *testing.T) {
 	} {
 		if got := ParseLastMod(in); !got.Equal(want) {
 			t.Errorf("ParseLastMod(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// LastModUntil is the latest instant a value can mean: a page fetched at
+// noon on a day listed by its date alone may have changed after.
+func TestLastModUntil(t *testing.T) {
+	utc := func(y int, mo time.Month, d, h, mi, s int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, 0, time.UTC)
+	}
+	for in, want := range map[string]time.Time{
+		"2024":                      utc(2025, 1, 1, 14, 0, 0),
+		"2024-03":                   utc(2024, 4, 1, 14, 0, 0),
+		"2024-03-04":                utc(2024, 3, 5, 14, 0, 0),
+		"2024-03-04T05:06Z":         utc(2024, 3, 4, 5, 7, 0),
+		"2024-03-04T05:06:07+01:00": utc(2024, 3, 4, 4, 6, 8),
+		"2024-03-04T05:06:07":       utc(2024, 3, 4, 19, 6, 8),
+		"nonsense":                  {},
+	} {
+		if _, got := parseLastMod(in); !got.Equal(want) {
+			t.Errorf("parseLastMod(%q) until %v, want %v", in, got, want)
 		}
 	}
 }
