@@ -429,3 +429,54 @@ func TestCrawlSkipsPagesUnchangedBySite(t *testing.T) {
 		t.Errorf("without EdgeRefresher /a must be fetched: %v", counts)
 	}
 }
+
+// followingGetter follows redirects itself (it is no RedirectDisabler), as
+// a URLGetter of the caller's may: net/http then copies the validators to
+// the next hop.
+type followingGetter struct{ c *http.Client }
+
+func (g followingGetter) Do(req *http.Request) (*http.Response, error) { return g.c.Do(req) }
+
+// A 304 from where such a getter's redirect led is no answer about the page
+// the validators belong to: the page is not taken as unchanged (nor its
+// redirect's target marked retrieved with nothing stored).
+func TestCrawlNotModifiedAfterGetterRedirect(t *testing.T) {
+	s := newValidatingSite(t)
+	g := graphmem.New()
+	defer g.Close()
+	l := &linkgraph.Link{URL: s.URL + "/moved", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
+	if err := g.UpsertLink(l); err != nil {
+		t.Fatal(err)
+	}
+	log := &outcomeLog{m: map[string]crawler.Outcome{}}
+	c, err := crawler.NewCrawler(crawler.Config{
+		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+		URLGetter:              followingGetter{c: s.Client()},
+		Graph:                  g,
+		FetchWorkers:           1,
+		FetchTimeout:           5 * time.Second,
+		OnOutcome:              log.record,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Crawl(context.Background(), &sliceIterator{links: []*linkgraph.Link{l}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, asked := s.take(); asked["GET /a"] != `"a-v0"|` {
+		t.Fatalf("the getter did not pass the validators on (asked %v): the test shows nothing", asked)
+	}
+	if o := log.m[l.URL]; o.Unchanged || o.Crawled() {
+		t.Errorf("outcome %+v: a 304 of the redirect's target taken for the page's", o)
+	}
+	if found, _ := g.FindLink(l.ID); !found.RetrievedAt.Equal(l.RetrievedAt) {
+		t.Errorf("the page was marked retrieved: %+v", found)
+	}
+	it, _ := g.Links(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	defer it.Close()
+	for it.Next() {
+		if got := it.Link(); got.URL == s.URL+"/a" {
+			t.Errorf("the redirect's target was stored: %+v", got)
+		}
+	}
+}

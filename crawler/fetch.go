@@ -226,7 +226,7 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.FetchedAt = time.Now()
 	p.StatusCode = res.StatusCode
 	p.ContentType = res.Header.Get("Content-Type")
-	if res.StatusCode == http.StatusNotModified && p.fs.conditional {
+	if notModified(res, p) {
 		// RFC 9110, 15.4.5: a 304 carries the validators a 200 would
 		// have; where it leaves one out, the stored one still holds.
 		if v, ok := validator(res.Header, "ETag"); ok {
@@ -345,6 +345,17 @@ func (f *Fetcher) failed(ctx context.Context, p *Payload, err error) {
 	default:
 		p.skip(reasonOf(err, ReasonFetchError), err)
 	}
+}
+
+// notModified reports whether res is a 304 answer to the page's own
+// conditional request. A getter that follows redirects itself passes the
+// validators on to the next hop (net/http copies the headers), where a 304
+// says nothing about this page: that response's URL is not the one sent.
+func notModified(res *http.Response, p *Payload) bool {
+	if res.StatusCode != http.StatusNotModified || !p.fs.conditional {
+		return false
+	}
+	return res.Request == nil || res.Request.URL == nil || res.Request.URL.String() == p.fs.sent
 }
 
 // unchangedBySite reports whether a page about to be requested for the

@@ -94,7 +94,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			if st != answered {
 				return nil, st
 			}
-			if res.StatusCode == http.StatusNotModified && p.fs.conditional {
+			if notModified(res, p) {
 				// Unchanged on the HEAD's word: no GET at all.
 				p.FinalURL = p.fs.target
 				return res, answered

@@ -291,6 +291,17 @@ func readFields(r *bufio.Reader) (http.Header, error) {
 	h := http.Header{}
 	size := 0
 	var last string
+	// The continuation lines of the last field, joined once the field
+	// ends: appending each to the value as it comes would copy the value
+	// every time, quadratic in a header of many short lines.
+	var cont []string
+	endField := func() {
+		if len(cont) > 0 {
+			vs := h[last]
+			vs[len(vs)-1] += " " + strings.Join(cont, " ")
+			cont = cont[:0]
+		}
+	}
 	for {
 		line, err := readLine(r)
 		if err == io.EOF {
@@ -304,14 +315,15 @@ func readFields(r *bufio.Reader) (http.Header, error) {
 		}
 		s := strings.TrimRight(string(line), "\r\n")
 		if s == "" {
+			endField()
 			return h, nil
 		}
 		if (s[0] == ' ' || s[0] == '\t') && last != "" {
 			// A continuation of the previous field's value.
-			vs := h[last]
-			vs[len(vs)-1] += " " + strings.TrimSpace(s)
+			cont = append(cont, strings.TrimSpace(s))
 			continue
 		}
+		endField()
 		name, value, ok := strings.Cut(s, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return nil, fmt.Errorf("%w: bad header line %.40q", ErrFormat, s)
