@@ -342,11 +342,16 @@ func responseRecord(x *crawler.Exchange, payloadDigest string) *record {
 
 // requestRecord builds the request record of x, concurrent to the
 // response record resID.
+// leftOutOfRequests are the request headers a request record leaves out:
+// Host, written first, and the credentials a request decorator may add,
+// which an archive (shared, published) must not give away.
+var leftOutOfRequests = map[string]bool{"Host": true, "Authorization": true, "Proxy-Authorization": true, "Cookie": true}
+
 func requestRecord(x *crawler.Exchange, resID string) *record {
 	req := x.Request
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", oneLine(cmp.Or(req.Method, http.MethodGet)), oneLine(req.URL.RequestURI()), oneLine(req.URL.Host))
-	_ = req.Header.WriteSubset(&head, map[string]bool{"Host": true})
+	_ = req.Header.WriteSubset(&head, leftOutOfRequests)
 	head.WriteString("\r\n")
 	r := &record{typ: "request", id: newID(), date: x.FetchedAt, contentType: "application/http;msgtype=request"}
 	r.fields = append(r.fields,

@@ -327,3 +327,45 @@ func TestSURT(t *testing.T) {
 		}
 	}
 }
+
+// Credentials a request decorator added stay out of the archive: request
+// records leave out Authorization, Proxy-Authorization and Cookie.
+func TestRequestRecordsLeaveOutCredentials(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.NewWriter(warc.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exchange("http://example.com/private", 200, htmlHeader(), []byte("<p>hi</p>"), crawler.BodyWhole)
+	x.Request.Header.Set("Authorization", "Bearer s3cret-token")
+	x.Request.Header.Set("Proxy-Authorization", "Basic cHJveHk6czNjcmV0")
+	x.Request.Header.Set("Cookie", "session=s3cret-cookie")
+	if err := w.Record(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files(t, dir, ".warc.gz") {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := io.ReadAll(zr) // every member, one after the other
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{"s3cret-token", "cHJveHk6czNjcmV0", "s3cret-cookie"} {
+			if bytes.Contains(all, []byte(secret)) {
+				t.Errorf("%s: the archive holds the credential %q", f, secret)
+			}
+		}
+		if !bytes.Contains(all, []byte("User-Agent: test")) {
+			t.Errorf("%s: the request record lost its other headers", f)
+		}
+	}
+}

@@ -70,6 +70,13 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if o.stores.embeddedGraph() && st.index != nil {
+		// The import changes the graph: the last ranking's scores no
+		// longer vouch for it (see rankMark).
+		if _, err := takeRankMark(&o.stores); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
 
 	// An interrupt stops the import; what it stored is kept (importing
 	// again stores the same pages again, harmlessly).

@@ -156,7 +156,7 @@ func (s *sitemapReader) read(root *url.URL) {
 		// Jobs beyond the file limit would never be read: an index
 		// lists no more than there is room for, so that memory is bounded
 		// by the limit rather than by 50,000 entries an index.
-		more, err := s.readOne(j, sitemapMaxFiles-files-len(jobs))
+		more, err := s.readOne(j, sitemapMaxFiles-files-len(jobs), allowed)
 		if err != nil {
 			if !(j.implicit && errors.Is(err, errNoSitemap)) && s.ctx.Err() == nil {
 				s.report(key, crawler.ReasonSitemap, err)
@@ -174,14 +174,14 @@ var errNoSitemap = errors.New("no sitemap")
 // readOne fetches and parses one sitemap, queueing the URLs it lists; it
 // returns the sitemaps an index lists. URLs read before an error stay
 // queued.
-func (s *sitemapReader) readOne(j sitemapJob, room int) ([]sitemapJob, error) {
+func (s *sitemapReader) readOne(j sitemapJob, room int, allowed func(*url.URL) bool) ([]sitemapJob, error) {
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
 	case <-s.ctx.Done():
 		return nil, s.ctx.Err()
 	}
-	res, loc, err := s.get(j.u)
+	res, loc, err := s.get(j.u, allowed)
 	if err != nil {
 		if j.implicit && errors.Is(err, errNoSitemap) {
 			return nil, errNoSitemap
@@ -224,9 +224,9 @@ func (s *sitemapReader) readOne(j sitemapJob, room int) ([]sitemapJob, error) {
 }
 
 // get sends the GET of a sitemap through the host's scheduler, following
-// redirects that stay on the host, and returns a 2xx response and the URL
-// that gave it.
-func (s *sitemapReader) get(u *url.URL) (*http.Response, *url.URL, error) {
+// redirects that stay on the host and that robots.txt allows (allowed, if
+// not nil), and returns a 2xx response and the URL that gave it.
+func (s *sitemapReader) get(u *url.URL, allowed func(*url.URL) bool) (*http.Response, *url.URL, error) {
 	get := s.getterFor(u.Host)
 	o := s.run.opts
 	get.decorate = o.DecorateRequest
@@ -254,6 +254,9 @@ func (s *sitemapReader) get(u *url.URL) (*http.Response, *url.URL, error) {
 			if err != nil || hop >= sitemapMaxRedirects || !strings.EqualFold(next.Host, u.Host) ||
 				(next.Scheme != "http" && next.Scheme != "https") {
 				return nil, nil, fmt.Errorf("%s redirects to %q, not followed", target, res.Header.Get("Location"))
+			}
+			if allowed != nil && !allowed(next) {
+				return nil, nil, fmt.Errorf("%s redirects to %s, which robots.txt disallows", target, next)
 			}
 			target = next
 		case code == http.StatusNotFound || code == http.StatusGone:

@@ -426,3 +426,46 @@ func TestSitemapLastModSparesRecrawl(t *testing.T) {
 			requested, sum.Pages, sum.Unchanged)
 	}
 }
+
+// A sitemap that redirects to a path robots.txt disallows is not followed
+// there: reported, and what the target lists is not crawled.
+func TestSitemapRedirectObeysRobots(t *testing.T) {
+	site := &sitemapSite{maps: map[string]any{}}
+	log := &requestLog{}
+	h := startHost(t, 72, log, site)
+	base := "http://" + h.Host
+	site.robots = "User-agent: *\nDisallow: /private\nSitemap: " + base + "/maps/s.xml\n"
+	site.maps["/maps/s.xml"] = func(w http.ResponseWriter) {
+		w.Header().Set("Location", base+"/private/s.xml")
+		w.WriteHeader(http.StatusFound)
+	}
+	site.maps["/private/s.xml"] = urlset(base, "/orphan")
+	var mu sync.Mutex
+	var outcomes []crawler.Outcome
+	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), OnOutcome: func(o crawler.Outcome) {
+		mu.Lock()
+		outcomes = append(outcomes, o)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), base+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := log.count(h.Host, "/private/s.xml"); n != 0 {
+		t.Errorf("the disallowed redirect target was requested %d times", n)
+	}
+	if n := site.served("/orphan"); n != 0 {
+		t.Errorf("a page the disallowed sitemap lists was crawled")
+	}
+	reported := false
+	for _, o := range outcomes {
+		if o.URL == base+"/maps/s.xml" && o.Reason == crawler.ReasonSitemap && o.Err != nil && strings.Contains(o.Err.Error(), "robots.txt disallows") {
+			reported = true
+		}
+	}
+	if !reported {
+		t.Errorf("the refused redirect was not reported: %v", outcomes)
+	}
+}
