@@ -78,7 +78,8 @@ type importSource struct {
 	report  func(Outcome)
 	maxBody int64
 	// pending maps the canonical target of each redirect not yet reached
-	// to the URLs first requested that led to it.
+	// to the URLs first requested that led to it; at most maxPending
+	// targets, so that an archive of endless redirects cannot fill memory.
 	pending map[string][]string
 	ready   []*Payload // payloads of the latest page, one per origin
 	cur     *Payload
@@ -115,7 +116,16 @@ func (s *importSource) Error() error { return s.err }
 
 // take turns page into payloads for s.ready, or notes the redirect it is,
 // or reports it skipped.
+// maxPending bounds importSource.pending: beyond it, a redirect whose
+// target has not come yet is imported without its alias.
+const maxPending = 1 << 20
+
 func (s *importSource) take(ctx context.Context, page *FetchedPage) {
+	if u, err := url.Parse(page.URL); err == nil && u.Path == "/robots.txt" {
+		// Archived with the crawl's own requests, never a page of it
+		// (however a site serves it).
+		return
+	}
 	key := canonical(page.URL)
 	origins := s.pending[key]
 	delete(s.pending, key)
@@ -125,7 +135,9 @@ func (s *importSource) take(ctx context.Context, page *FetchedPage) {
 	if loc := redirectLocation(&http.Response{StatusCode: page.StatusCode, Header: page.Header}); loc != "" {
 		if next, err := resolveRedirect(page.URL, loc); err == nil {
 			k := canonical(next)
-			s.pending[k] = append(s.pending[k], origins...)
+			if _, ok := s.pending[k]; ok || len(s.pending) < maxPending {
+				s.pending[k] = append(s.pending[k], origins...)
+			}
 			return
 		}
 	}

@@ -335,3 +335,28 @@ func searchURLs(t *testing.T, ix *indexmem.Index, q string) string {
 	slices.Sort(urls)
 	return strings.Join(urls, " ")
 }
+
+// An archive holds the crawl's own requests too: a robots.txt is never
+// imported as a page, even one served as HTML.
+func TestImportSkipsRobotsTxt(t *testing.T) {
+	g := graphmem.New()
+	c := recordingCrawler(t, g, indexmem.New(), nil, &outcomeLog{m: map[string]crawler.Outcome{}})
+	html := http.Header{"Content-Type": {"text/html"}}
+	pages := []*crawler.FetchedPage{
+		{URL: "http://site.example/robots.txt", StatusCode: 200, Header: html, Body: []byte("<p>User-agent: *</p>"), FetchedAt: time.Now()},
+		{URL: "http://site.example/", StatusCode: 200, Header: html, Body: []byte("<title>Home</title><p>home page</p>"), FetchedAt: time.Now()},
+	}
+	n, err := c.Import(context.Background(), func(yield func(*crawler.FetchedPage, error) bool) {
+		for _, p := range pages {
+			if !yield(p, nil) {
+				return
+			}
+		}
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("imported %d pages (%v), want 1", n, err)
+	}
+	if strings.Contains(graphSummary(t, g), "robots.txt") {
+		t.Errorf("robots.txt imported as a page:\n%s", graphSummary(t, g))
+	}
+}
