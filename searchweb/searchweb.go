@@ -216,8 +216,6 @@ type result struct {
 	// text is nearly this one's (simhash within simhash.Threshold bits),
 	// shown under it instead of as results of their own.
 	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
-
-	simhash uint64
 }
 
 // nearResult is a result folded into another as its near-duplicate.
@@ -294,12 +292,12 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 	// A page holds limit results as ranked, so that paging is as without
 	// folding; near-duplicates within the page go under the first of
 	// them.
+	var fold simhash.Folder // a.Results[i]'s fingerprint is its i-th
 	for a.read < uint64(limit) && it.Next() {
 		d := it.Document()
 		a.read++
 		rank := q.Offset + a.read
-		fp := simhash.Of(d.Title + "\n" + d.Content)
-		if n := slices.IndexFunc(a.Results, func(r result) bool { return simhash.Near(r.simhash, fp) }); n >= 0 {
+		if n := fold.Fold(simhash.OfPage(d.Title, d.Content)); n >= 0 {
 			a.Results[n].NearDuplicates = append(a.Results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
 			continue
 		}
@@ -314,7 +312,6 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 			Score:     d.Relevance + d.PageRank,
 			Host:      hostOf(d.URL),
 			AlsoAt:    d.AlsoAt,
-			simhash:   fp,
 		}
 		if r.Title == "" {
 			r.Title = r.URL

@@ -75,7 +75,7 @@ func duplicates(idx finder, ids []uuid.UUID) ([]duplicateGroup, []nearDuplicateG
 		if d.Redirect || d.ContentHash == "" {
 			continue
 		}
-		p := indexedPage{url: d.URL, simhash: simhash.Of(d.Title + "\n" + d.Content)}
+		p := indexedPage{url: d.URL, simhash: simhash.OfPage(d.Title, d.Content)}
 		d.Title, d.Content = "", ""
 		p.doc = d
 		if len(byHash[d.ContentHash]) == 0 {

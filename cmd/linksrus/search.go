@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,8 +32,6 @@ type searchResult struct {
 	// NearDuplicates are later results whose text is nearly the same
 	// (simhash within simhash.Threshold bits), folded into this one.
 	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
-
-	simhash uint64
 }
 
 // nearResult is a result shown under another as its near-duplicate.
@@ -114,6 +111,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		results []searchResult
 		read    uint64 // results read: the next page starts at offset+read
 		folded  int
+		fold    simhash.Folder // results[i]'s fingerprint is its i-th
 	)
 	for len(results) < *limit && read < uint64(*limit)*maxReadFactor && it.Next() {
 		d := it.Document()
@@ -121,8 +119,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		rank := *offset + read
 		// A result whose text is nearly that of one shown already goes
 		// under it, so that a page of results is not one text ten times.
-		fp := simhash.Of(d.Title + "\n" + d.Content)
-		if n := slices.IndexFunc(results, func(r searchResult) bool { return simhash.Near(r.simhash, fp) }); n >= 0 {
+		if n := fold.Fold(simhash.OfPage(d.Title, d.Content)); n >= 0 {
 			results[n].NearDuplicates = append(results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
 			folded++
 			continue
@@ -136,7 +133,6 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
 			AlsoAt:    d.AlsoAt,
-			simhash:   fp,
 		})
 	}
 	if err := it.Error(); err != nil {

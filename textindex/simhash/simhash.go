@@ -122,6 +122,29 @@ func Of(text string) uint64 {
 	return out
 }
 
+// OfPage returns the simhash of a page's title and text, the one search
+// results and crawl reports compare.
+func OfPage(title, content string) uint64 { return Of(title + "\n" + content) }
+
+// Folder keeps the fingerprints of the results shown so far and finds,
+// for each next one, the earlier result it is a near-duplicate of, so
+// that a list of results folds near-duplicates under the first of them.
+// The zero value is ready to use.
+type Folder struct{ kept []uint64 }
+
+// Fold returns the position, among the fingerprints Fold kept, of the
+// first one fp is Near; or, if there is none, keeps fp and returns -1
+// (the caller shows it as a result of its own, the next position).
+func (f *Folder) Fold(fp uint64) int {
+	for n, k := range f.kept {
+		if Near(k, fp) {
+			return n
+		}
+	}
+	f.kept = append(f.kept, fp)
+	return -1
+}
+
 // Distance returns the number of bits in which a and b differ.
 func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 

@@ -154,3 +154,28 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// Folder folds each fingerprint under the first kept one it is near, and
+// keeps the others in order.
+func TestFolder(t *testing.T) {
+	var f simhash.Folder
+	a, b := uint64(0), ^uint64(0)
+	for i, c := range []struct {
+		fp   uint64
+		want int
+	}{
+		{a, -1},
+		{a ^ 0b111, 0}, // 3 bits from a
+		{b, -1},
+		{b ^ 1, 1},
+		{a ^ 0b1111, -1}, // 4 bits from a: a result of its own
+		{a ^ 0b11110, 2}, // 1 bit from that one, 4 from a
+	} {
+		if got := f.Fold(c.fp); got != c.want {
+			t.Errorf("fingerprint %d: Fold = %d, want %d", i, got, c.want)
+		}
+	}
+	if simhash.OfPage("Title", "some words here") != simhash.Of("Title\nsome words here") {
+		t.Error("OfPage is not the simhash of title and text")
+	}
+}
