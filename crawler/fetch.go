@@ -274,12 +274,20 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	if f.recorder != nil && !f.recordBody(ctx, p, res) {
 		return false
 	}
-	if int64(len(p.Body)) > f.maxBody {
-		p.skip(ReasonTooLarge, fmt.Errorf("crawler: body exceeds %d bytes", f.maxBody))
+	return p.acceptBody(f.maxBody)
+}
+
+// acceptBody makes the checks of a page's body, decoded of its
+// Content-Encoding, that the crawl and an import both make: within
+// maxBody, HTML (sniffed, as a browser would, when the response had no
+// Content-Type), and decodable to UTF-8, which it then is. It reports
+// false, with the reason recorded, if the page goes no further.
+func (p *Payload) acceptBody(maxBody int64) bool {
+	if int64(len(p.Body)) > maxBody {
+		p.skip(ReasonTooLarge, fmt.Errorf("crawler: body exceeds %d bytes", maxBody))
 		return false
 	}
 	if p.ContentType == "" {
-		// net/http's sniffing, as a browser would do.
 		if sniffed := http.DetectContentType(p.Body); !isHTML(sniffed) {
 			p.skip(ReasonContentType, nil)
 			return false

@@ -187,25 +187,15 @@ func (p *Payload) fromArchive(page *FetchedPage, maxBody int64) bool {
 		return false
 	}
 	p.NoIndex, p.noFollow = robotsDirectives(page.Header.Values("X-Robots-Tag"))
+	// Kept as the crawl keeps them, so that the first crawl after an
+	// import asks with conditional requests.
+	p.ETag, _ = validator(page.Header, "ETag")
+	p.LastModified, _ = validator(page.Header, "Last-Modified")
 	body, err := decodeContent(page.Header.Get("Content-Encoding"), page.Body, maxBody+1)
 	if err != nil {
 		p.skip(ReasonFetchError, fmt.Errorf("crawler: decode body: %w", err))
 		return false
 	}
-	if int64(len(body)) > maxBody {
-		p.skip(ReasonTooLarge, fmt.Errorf("crawler: body exceeds %d bytes", maxBody))
-		return false
-	}
 	p.Body = append(p.Body[:0], body...)
-	if p.ContentType == "" {
-		if sniffed := http.DetectContentType(p.Body); !isHTML(sniffed) {
-			p.skip(ReasonContentType, nil)
-			return false
-		}
-	}
-	if err := p.decodeCharset(); err != nil {
-		p.skip(ReasonCharset, err)
-		return false
-	}
-	return true
+	return p.acceptBody(maxBody)
 }

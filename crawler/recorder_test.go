@@ -337,14 +337,16 @@ func searchURLs(t *testing.T, ix *indexmem.Index, q string) string {
 }
 
 // An archive holds the crawl's own requests too: a robots.txt is never
-// imported as a page, even one served as HTML.
+// imported as a page, even one served as HTML; the pages keep their
+// validators.
 func TestImportSkipsRobotsTxt(t *testing.T) {
 	g := graphmem.New()
 	c := recordingCrawler(t, g, indexmem.New(), nil, &outcomeLog{m: map[string]crawler.Outcome{}})
 	html := http.Header{"Content-Type": {"text/html"}}
 	pages := []*crawler.FetchedPage{
 		{URL: "http://site.example/robots.txt", StatusCode: 200, Header: html, Body: []byte("<p>User-agent: *</p>"), FetchedAt: time.Now()},
-		{URL: "http://site.example/", StatusCode: 200, Header: html, Body: []byte("<title>Home</title><p>home page</p>"), FetchedAt: time.Now()},
+		{URL: "http://site.example/", StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}, "Etag": {`"h1"`}},
+			Body: []byte("<title>Home</title><p>home page</p>"), FetchedAt: time.Now()},
 	}
 	n, err := c.Import(context.Background(), func(yield func(*crawler.FetchedPage, error) bool) {
 		for _, p := range pages {
@@ -358,5 +360,10 @@ func TestImportSkipsRobotsTxt(t *testing.T) {
 	}
 	if strings.Contains(graphSummary(t, g), "robots.txt") {
 		t.Errorf("robots.txt imported as a page:\n%s", graphSummary(t, g))
+	}
+	// The archived validators are kept, for the first recrawl.
+	l := &linkgraph.Link{URL: "http://site.example/"}
+	if err := g.UpsertLink(l); err != nil || l.ETag != `"h1"` || l.RetrievedAt.IsZero() {
+		t.Errorf("imported home page stored as %+v (%v), want retrieved with its ETag", l, err)
 	}
 }
