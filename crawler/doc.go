@@ -35,6 +35,13 @@
 // page, a HEAD, a redirect hop, a retry) starts, and a page that must wait
 // for its host is parked there rather than holding a fetch worker.
 //
+// A recrawl is conditional: a page's validators from the graph (its last
+// ETag and Last-Modified) go with the request for its own URL, and a 304
+// answer, or a site's word that the page has not changed since its
+// retrieval (Payload.ModifiedAt, a sitemap's lastmod), makes it Unchanged:
+// nothing is downloaded, parsed or indexed, and the graph only refreshes
+// the page's retrieval time and its edges' (EdgeRefresher).
+//
 // A Config.Recorder is given every GET response as the server sent it, to
 // archive the crawl (package archive/warc writes WARC files); Import runs
 // such archived responses through the stages after the fetch, to rebuild

@@ -188,8 +188,8 @@ func (s *sitemapReader) readOne(j sitemapJob, room int, allowed func(*url.URL) b
 		}
 		return nil, fmt.Errorf("fetch sitemap: %w", err)
 	}
-	defer discardBody(res.Body)
 	if j.implicit && isHTML(res.Header.Get("Content-Type")) {
+		discardBody(res.Body)
 		return nil, errNoSitemap
 	}
 	var more []sitemapJob
@@ -208,6 +208,10 @@ func (s *sitemapReader) readOne(j sitemapJob, room int, allowed func(*url.URL) b
 		}
 		return q.add(e)
 	})
+	// The host's slot is freed before the listed URLs are stored: a slow
+	// graph must not hold the host's requests up (nor run the sitemap's
+	// request into its timeout). A file lists at most 50,000 of them.
+	discardBody(res.Body)
 	if qerr := q.flush(); err == nil {
 		err = qerr
 	}
@@ -312,31 +316,32 @@ func (q *sitemapQueue) add(e sitemap.Entry) error {
 		return nil
 	}
 	q.pending = append(q.pending, listed{u: u, lastMod: e.LastModUntil})
-	if len(q.pending) >= sitemapBatch {
-		return q.flush()
-	}
 	return nil
 }
 
-// flush stores the pending URLs and queues those due.
+// flush stores the pending URLs, sitemapBatch at a time, and queues those
+// due.
 func (q *sitemapQueue) flush() error {
 	if len(q.pending) == 0 {
 		return nil
 	}
 	r := q.s.run
-	links := make([]*linkgraph.Link, len(q.pending))
-	for i, p := range q.pending {
-		links[i] = &linkgraph.Link{URL: p.u.String()}
-	}
-	if err := r.opts.Graph.UpsertLinks(links); err != nil {
-		return fmt.Errorf("store sitemap URLs: %w", err)
-	}
-	for i, l := range links {
-		if !l.RetrievedAt.Before(r.cutoff) || !r.opts.Partition.Contains(l.ID) {
-			continue
+	for start := 0; start < len(q.pending); start += sitemapBatch {
+		batch := q.pending[start:min(start+sitemapBatch, len(q.pending))]
+		links := make([]*linkgraph.Link, len(batch))
+		for i, p := range batch {
+			links[i] = &linkgraph.Link{URL: p.u.String()}
 		}
-		if _, err := r.frontier.addListed(*l, sitemapDepth, q.pending[i].lastMod); err != nil {
-			return fmt.Errorf("queue sitemap URLs: %w", err)
+		if err := r.opts.Graph.UpsertLinks(links); err != nil {
+			return fmt.Errorf("store sitemap URLs: %w", err)
+		}
+		for i, l := range links {
+			if !l.RetrievedAt.Before(r.cutoff) || !r.opts.Partition.Contains(l.ID) {
+				continue
+			}
+			if _, err := r.frontier.addListed(*l, sitemapDepth, batch[i].lastMod); err != nil {
+				return fmt.Errorf("queue sitemap URLs: %w", err)
+			}
 		}
 	}
 	q.pending = q.pending[:0]
