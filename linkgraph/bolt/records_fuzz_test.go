@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -129,4 +130,32 @@ func checkStored(t *testing.T, g *Graph, src uuid.UUID) {
 	if err != nil {
 		t.Fatalf("stored record: %v", err)
 	}
+}
+
+// FuzzLinkRecord decodes the fuzzer's bytes as a link record, which must
+// fail or give a link, never panic; and a link the graph accepts (no NUL in
+// URL or validators) must encode and decode back to itself.
+func FuzzLinkRecord(f *testing.F) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	f.Add(encodeLink(at, "https://example.com/", `"v1"`, "Mon, 02 Jan 2006 15:04:05 GMT"), "https://example.com/a", `W/"x"`, "")
+	f.Add(encodeLink(time.Time{}, "https://example.com/", "", ""), "https://example.com/b", "", "Tue, 03 Jan 2006 00:00:00 GMT")
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x01https://e/\x00only-etag"), "u", "e", "l")
+	f.Add([]byte{1, 2, 3}, "", "", "")
+	id := uuid.New()
+	f.Fuzz(func(t *testing.T, v []byte, url, etag, lastMod string) {
+		if l, err := decodeLink(id[:], v); err == nil && l.ID != id {
+			t.Fatalf("decoded link has ID %s, want %s", l.ID, id)
+		}
+		candidate := &linkgraph.Link{URL: url, ETag: etag, LastModified: lastMod}
+		if graphutil.ValidateLink(candidate) != nil {
+			return
+		}
+		got, err := decodeLink(id[:], encodeLink(at, url, etag, lastMod))
+		if err != nil {
+			t.Fatalf("decode(encode(%q, %q, %q)): %v", url, etag, lastMod, err)
+		}
+		if got.URL != url || got.ETag != etag || got.LastModified != lastMod || !got.RetrievedAt.Equal(at) {
+			t.Fatalf("decode(encode(%q, %q, %q)) = %+v", url, etag, lastMod, got)
+		}
+	})
 }
