@@ -446,15 +446,9 @@ func rankAfterCrawl(ctx context.Context, env *environment, st *stores, sum *engi
 			return mark.put(n)
 		}
 	}
-	if err := rank(ctx, env, st, pagerank.DefaultMemoryLimit); err != nil {
-		return err
-	}
-	if mark.path == "" {
-		return nil
-	}
-	n, err := countLinks(st.graph)
+	n, err := rank(ctx, env, st, pagerank.DefaultMemoryLimit)
 	if err != nil {
-		return fmt.Errorf("rank: %w", err)
+		return err
 	}
 	return mark.put(n)
 }

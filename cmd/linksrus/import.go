@@ -70,10 +70,11 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
+	mark := rankMark{links: -1}
 	if o.stores.embeddedGraph() && st.index != nil {
 		// The import changes the graph: the last ranking's scores no
 		// longer vouch for it (see rankMark).
-		if _, err := takeRankMark(&o.stores); err != nil {
+		if mark, err = takeRankMark(&o.stores); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
@@ -123,7 +124,11 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		return errors.New("import: no page in " + dir + " (WARC files are named *.warc or *.warc.gz)")
 	}
 	if o.rank && o.stores.embeddedGraph() && st.index != nil {
-		return rank(ctx, env, st, pagerank.DefaultMemoryLimit)
+		n, err := rank(ctx, env, st, pagerank.DefaultMemoryLimit)
+		if err != nil {
+			return err
+		}
+		return mark.put(n)
 	}
 	return nil
 }

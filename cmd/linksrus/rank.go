@@ -33,21 +33,23 @@ func runRank(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
-	return rank(ctx, env, st, *memLimit)
+	_, err = rank(ctx, env, st, *memLimit)
+	return err
 }
 
 // rank computes and writes the scores, and says what it did.
-func rank(ctx context.Context, env *environment, st *stores, memLimit int64) error {
+func rank(ctx context.Context, env *environment, st *stores, memLimit int64) (links int64, err error) {
 	start := time.Now()
 	res, err := pagerank.Compute(ctx, st.graph, pagerank.Options{MemoryLimit: memLimit})
 	if err != nil {
-		return fmt.Errorf("rank: %w", err)
+		return 0, fmt.Errorf("rank: %w", err)
 	}
 	computed := time.Since(start)
 	if err := res.Write(ctx, st.index, 0); err != nil {
-		return fmt.Errorf("rank: %w", err)
+		return 0, fmt.Errorf("rank: %w", err)
 	}
 	fmt.Fprintf(env.stdout, "ranked %d pages over %d edges in %d iterations (%.2fs, scores written in %.2fs)\n",
 		len(res.IDs), res.Edges, res.Iterations, computed.Seconds(), time.Since(start).Seconds()-computed.Seconds())
-	return nil
+	// Every link of the graph is a page of the ranking.
+	return int64(len(res.IDs)), nil
 }

@@ -17,9 +17,9 @@ import (
 
 // rankedFileName is the file in the data directory saying that the index's
 // PageRank scores are those of the graph as it is, and how many links the
-// graph had then. A crawl takes it away when it starts (the crawl may
-// change the graph and be interrupted before ranking) and puts it back
-// after ranking; a crawl whose every page answered 304 Not Modified
+// graph had then. A crawl (or an import) takes it away when it starts
+// (it may change the graph and be interrupted before ranking) and puts it
+// back after ranking; a crawl whose every page answered 304 Not Modified
 // changed no edge, and if the graph still has as many links, its scores
 // still hold: ranking again would only cost time (most of a recrawl's, on
 // a site that did not change).
