@@ -279,16 +279,24 @@ func TestCrawlRecrawlsConditionally(t *testing.T) {
 	}
 }
 
-// Validators belong to the link's own URL: a redirect's target is requested
-// without them (were they sent, /a would answer 304 here).
-func TestCrawlRedirectHopCarriesNoValidators(t *testing.T) {
+// retrievedPage starts a validatingSite and a graph holding the page at
+// path, retrieved an hour ago with /a's first ETag ("a-v0") as its own.
+func retrievedPage(t *testing.T, path string) (*validatingSite, *graphmem.Graph, *linkgraph.Link) {
+	t.Helper()
 	s := newValidatingSite(t)
 	g := graphmem.New()
-	defer g.Close()
-	l := &linkgraph.Link{URL: s.URL + "/moved", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
+	t.Cleanup(func() { _ = g.Close() })
+	l := &linkgraph.Link{URL: s.URL + path, RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
 	if err := g.UpsertLink(l); err != nil {
 		t.Fatal(err)
 	}
+	return s, g, l
+}
+
+// Validators belong to the link's own URL: a redirect's target is requested
+// without them (were they sent, /a would answer 304 here).
+func TestCrawlRedirectHopCarriesNoValidators(t *testing.T) {
+	s, g, l := retrievedPage(t, "/moved")
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	if _, err := conditionalCrawler(t, g, nil, log, false).Crawl(context.Background(), &sliceIterator{links: []*linkgraph.Link{l}}); err != nil {
 		t.Fatal(err)
@@ -307,13 +315,7 @@ func TestCrawlRedirectHopCarriesNoValidators(t *testing.T) {
 type plainGraph struct{ crawler.Graph }
 
 func TestCrawlWithoutEdgeRefresherSendsNoValidators(t *testing.T) {
-	s := newValidatingSite(t)
-	g := graphmem.New()
-	defer g.Close()
-	l := &linkgraph.Link{URL: s.URL + "/a", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
-	if err := g.UpsertLink(l); err != nil {
-		t.Fatal(err)
-	}
+	s, g, l := retrievedPage(t, "/a")
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	c := conditionalCrawler(t, plainGraph{g}, nil, log, false)
 	if _, err := c.Crawl(context.Background(), &sliceIterator{links: []*linkgraph.Link{l}}); err != nil {
@@ -353,13 +355,7 @@ func TestCrawlUnaskedNotModified(t *testing.T) {
 // A recrawl with a Recorder archives the 304 answers as they came: a
 // response with no body to miss.
 func TestCrawlRecordsNotModified(t *testing.T) {
-	s := newValidatingSite(t)
-	g := graphmem.New()
-	defer g.Close()
-	l := &linkgraph.Link{URL: s.URL + "/a", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
-	if err := g.UpsertLink(l); err != nil {
-		t.Fatal(err)
-	}
+	_, g, l := retrievedPage(t, "/a")
 	rec := &memRecorder{}
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	if _, err := recordingCrawler(t, g, nil, rec, log).Crawl(context.Background(), &sliceIterator{links: []*linkgraph.Link{l}}); err != nil {
@@ -441,13 +437,7 @@ func (g followingGetter) Do(req *http.Request) (*http.Response, error) { return 
 // the validators belong to: the page is not taken as unchanged (nor its
 // redirect's target marked retrieved with nothing stored).
 func TestCrawlNotModifiedAfterGetterRedirect(t *testing.T) {
-	s := newValidatingSite(t)
-	g := graphmem.New()
-	defer g.Close()
-	l := &linkgraph.Link{URL: s.URL + "/moved", RetrievedAt: time.Now().Add(-time.Hour), ETag: `"a-v0"`}
-	if err := g.UpsertLink(l); err != nil {
-		t.Fatal(err)
-	}
+	s, g, l := retrievedPage(t, "/moved")
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	c, err := crawler.NewCrawler(crawler.Config{
 		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
