@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -123,6 +124,90 @@ func TestCrawlBatchesStoresBeforeReporting(t *testing.T) {
 	// The first page's batch waited alone; the others queued up meanwhile.
 	if m := g.marks.Load(); m > pages/2 {
 		t.Errorf("%d graph batches for %d pages: pages that queued up were not written together", m, pages)
+	}
+}
+
+// batchSizes is a memory graph that records how many pages each write
+// marks retrieved (the size of each store batch), holding the first write
+// until release is closed.
+type batchSizes struct {
+	*graphmem.Graph
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	sizes   []int
+}
+
+func (g *batchSizes) UpsertLinks(links []*linkgraph.Link) error {
+	g.once.Do(func() { <-g.release })
+	n := 0
+	for _, l := range links {
+		if !l.RetrievedAt.IsZero() {
+			n++
+		}
+	}
+	if n > 0 {
+		g.mu.Lock()
+		g.sizes = append(g.sizes, n)
+		g.mu.Unlock()
+	}
+	return g.Graph.UpsertLinks(links)
+}
+
+// Large pages close a store batch at StoreBatchBytes, however many more
+// are ready: a run of them must not pile up in memory for one write.
+func TestCrawlStoreBatchBoundedByBytes(t *testing.T) {
+	const (
+		pages    = 40
+		pageSize = 2 << 20
+	)
+	body := "<title>big</title><p>" + strings.Repeat("word ", pageSize/5) + "</p>"
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	g := &batchSizes{Graph: graphmem.New(), release: make(chan struct{})}
+	defer g.Close()
+	links := make([]*linkgraph.Link, pages)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: fmt.Sprintf("%s/%d", srv.URL, i)}
+	}
+	if err := g.Graph.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	c, err := crawler.NewCrawler(crawler.Config{
+		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+		Graph:                  g,
+		FetchWorkers:           pages,
+		StoreBatchDelay:        time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		// Hold the first write until every page is fetched and a
+		// channel's worth of them waits, ready at once, for the next
+		// batch.
+		for served.Load() < pages {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		close(g.release)
+	}()
+	if n, err := c.Crawl(context.Background(), &sliceIterator{links: links}); err != nil || n != pages {
+		t.Fatalf("Crawl = %d, %v", n, err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	most := crawler.StoreBatchBytes/len(body) + 1
+	for _, n := range g.sizes {
+		if n > most {
+			t.Errorf("a batch of %d pages of %d bytes, want at most %d (batch sizes %v)", n, len(body), most, g.sizes)
+			break
+		}
 	}
 }
 

@@ -29,10 +29,29 @@ const (
 	// net/http does.
 	DefaultMaxRedirects = 10
 	// DefaultStoreBatchSize is the most pages the graph updater and the
-	// indexer write in one go: enough to spend one commit on all that the
-	// fetch workers deliver meanwhile, small enough to keep each write
-	// short.
-	DefaultStoreBatchSize = 64
+	// indexer write in one go: what a busy crawl delivers in about
+	// DefaultStoreBatchDelay, so that the delay, not the size, closes a
+	// batch, while each write stays short.
+	DefaultStoreBatchSize = 256
+	// DefaultStoreBatchDelay is how long a batch of pages waits for more
+	// pages to share its write, while they keep coming. A store pays per
+	// write (an fsync, a full-text index segment and the merging of
+	// segments later), and batches of whatever queued up stay small: on
+	// the rust documentation corpus (21,632 pages) the embedded stores
+	// wrote 950 batches of 23 pages on average, against about 130 of 170
+	// when batches wait up to 50 ms, which took a sixth off the crawl.
+	DefaultStoreBatchDelay = 50 * time.Millisecond
+	// StoreBatchPause is the pause in the arrival of pages that closes a
+	// waiting batch (see Config.StoreBatchDelay): far longer than the gap
+	// between pages of a busy crawl (a fraction of a millisecond), short
+	// beside a round trip to a site, so that a crawl whose next pages
+	// depend on the links held in the batch (its start, a small site) is
+	// not slowed down by the wait.
+	StoreBatchPause = 2 * time.Millisecond
+	// StoreBatchBytes is the content (bodies and extracted text) at which
+	// a batch of pages is written whatever its size, so that the pages
+	// held for a batch stay bounded in memory however large each is.
+	StoreBatchBytes = 32 << 20
 	// DefaultGraphWriters is how many batches of pages are written to the
 	// graph at once. Two is enough for a store across a network: one
 	// batch is gathered and sent while the other is on the wire, so the
@@ -102,10 +121,20 @@ type Config struct {
 	FetchWorkers int
 
 	// StoreBatchSize is the most pages written to the graph, or to the
-	// index, in one batch. Batches are never waited for: a batch holds the
-	// pages that arrived while the previous one was being written. 1
-	// writes every page on its own. Default: DefaultStoreBatchSize.
+	// index, in one batch. 1 writes every page on its own. Default:
+	// DefaultStoreBatchSize. A batch also closes once its pages hold
+	// StoreBatchBytes of content (body and text), so that a run of large
+	// pages does not pile up in memory.
 	StoreBatchSize int
+
+	// StoreBatchDelay is the longest a batch waits for more pages, from
+	// its first page on, while pages keep arriving: a batch is written
+	// as soon as the pages stop coming (a pause of StoreBatchPause), so a
+	// page waits only while others are on their way to share its write.
+	// Negative: batches never wait, and hold the pages that arrived
+	// while the previous one was being written. Default:
+	// DefaultStoreBatchDelay.
+	StoreBatchDelay time.Duration
 
 	// GraphWriters is how many batches are written to the graph at once,
 	// each by its own worker calling Graph concurrently (a Graph that keeps
@@ -194,6 +223,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.StoreBatchSize == 0 {
 		cfg.StoreBatchSize = DefaultStoreBatchSize
+	}
+	if cfg.StoreBatchDelay == 0 {
+		cfg.StoreBatchDelay = DefaultStoreBatchDelay
 	}
 	if cfg.GraphWriters == 0 {
 		cfg.GraphWriters = DefaultGraphWriters

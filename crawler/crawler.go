@@ -79,16 +79,21 @@ func afterFetch(cfg Config) []pipeline.StageRunner {
 	s := []pipeline.StageRunner{
 		pipeline.FixedWorkerPool(extract, runtime.GOMAXPROCS(0)),
 	}
-	// The stores are written in batches: a batch is whatever has queued
-	// up while the previous one was written (the stage never waits to
-	// fill one), so under load one commit serves many pages and an idle
-	// crawl still writes each page at once. A page moves on, and so has
-	// its outcome reported, only once stored. The graph takes
-	// GraphWriters batches at once, so that a graph server's round trips
-	// overlap instead of adding up.
+	// The stores are written in batches: a batch waits for more pages
+	// while they keep coming (StoreBatchDelay), so under load one commit
+	// serves many pages, and is written as soon as they pause, so a
+	// crawl waiting on the links of the pages held is not kept waiting.
+	// A page moves on, and so has its outcome reported, only once
+	// stored. The graph takes GraphWriters batches at once, so that a
+	// graph server's round trips overlap instead of adding up.
 	// With an index, the graph and the index are written side by side
 	// (a scatter-gather stage), and a page is marked retrieved in the
 	// graph only after both have it (see RetrievalMarker).
+	size, delay := cfg.StoreBatchSize, max(cfg.StoreBatchDelay, 0)
+	batching := []pipeline.BatchOption{
+		pipeline.FlushOnPause(StoreBatchPause),
+		pipeline.FlushAtWeight(StoreBatchBytes, payloadBytes),
+	}
 	switch {
 	case cfg.Graph != nil && cfg.Indexer != nil:
 		stores := []pipeline.BatchProcessor{
@@ -98,14 +103,15 @@ func afterFetch(cfg Config) []pipeline.StageRunner {
 		marker := NewRetrievalMarker(cfg.Graph)
 		marker.leftover = NewTextIndexer(cfg.Indexer)
 		s = append(s,
-			pipeline.ScatterGather(stores, cfg.StoreBatchSize, 0, cfg.GraphWriters),
+			pipeline.ScatterGather(stores, size, delay, cfg.GraphWriters, batching...),
 			// One marker: a mark is one small write per batch, and
-			// one worker lets all that queued up share it.
-			pipeline.Batch(marker, cfg.StoreBatchSize, 0))
+			// one worker lets all that queued up share it. Its input
+			// comes in whole batches already: it need not wait.
+			pipeline.Batch(marker, size, 0, batching...))
 	case cfg.Graph != nil:
-		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), cfg.StoreBatchSize, 0, cfg.GraphWriters))
+		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), size, delay, cfg.GraphWriters, batching...))
 	case cfg.Indexer != nil:
-		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), cfg.StoreBatchSize, 0))
+		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), size, delay, batching...))
 	}
 	procs := cfg.Processors
 	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {
@@ -121,6 +127,16 @@ func afterFetch(cfg Config) []pipeline.StageRunner {
 		s = append(s, pipeline.Broadcast(procs...))
 	}
 	return s
+}
+
+// payloadBytes is the content a page holds while it waits in a store
+// batch, which StoreBatchBytes bounds.
+func payloadBytes(pp pipeline.Payload) int64 {
+	p, ok := pp.(*Payload)
+	if !ok {
+		return 0
+	}
+	return int64(len(p.Body) + len(p.TextContent) + len(p.Title))
 }
 
 // passThrough is a processor that forwards its payload unchanged.

@@ -33,14 +33,58 @@ func (f BatchProcessorFunc) ProcessBatch(ctx context.Context, batch []Payload) e
 // A batch is flushed when it is full, when maxDelay has passed since its
 // first payload arrived, or when the input is closed. With maxDelay <= 0 a
 // batch is also flushed whenever no further payload is ready at once, so
-// the stage batches only what has queued up and never waits.
+// the stage batches only what has queued up and never waits. With
+// FlushOnPause, a batch waiting for maxDelay is also flushed as soon as
+// the input pauses; with FlushAtWeight, a batch is full at a weight as
+// well as at maxSize payloads.
 //
 // Surviving payloads are emitted in batch order. An error, or a panic in
 // proc, is reported and ends the stage; every payload of the batch is marked
 // processed. When the run stops, the payloads held are marked processed.
 // maxSize must be at least 1.
-func Batch(proc BatchProcessor, maxSize int, maxDelay time.Duration) StageRunner {
-	return newBatcher("Batch", proc, maxSize, maxDelay, 1)
+func Batch(proc BatchProcessor, maxSize int, maxDelay time.Duration, opts ...BatchOption) StageRunner {
+	return newBatcher("Batch", proc, maxSize, maxDelay, 1, opts)
+}
+
+// BatchOption refines how a batching stage (Batch, BatchPool,
+// ScatterGather) forms its batches.
+type BatchOption func(*batcher)
+
+// FlushAtWeight bounds a batch by the weight of its payloads as well as by
+// their number: a batch is flushed as soon as the weights of its payloads,
+// as weight tells them, add up to limit or more. A batch of few heavy
+// payloads (bytes held, say) then goes out early, so that maxSize can be
+// set for the common light payload without letting a run of heavy ones
+// pile up. limit must be positive and weight not nil.
+func FlushAtWeight(limit int64, weight func(Payload) int64) BatchOption {
+	return func(b *batcher) {
+		if (limit <= 0 || weight == nil) && b.err == nil {
+			b.err = fmt.Errorf("%w: %s: weight limit %d with weight func %v (want a positive limit and a func)",
+				ErrInvalidConfig, b.name, limit, weight != nil)
+		}
+		b.weightLimit, b.weight = limit, weight
+	}
+}
+
+// FlushOnPause makes a batch that waits up to maxDelay to fill flush early
+// once no payload has arrived for pause: it lingers only while payloads
+// keep coming.
+//
+// A store that pays per commit (an fsync, an index segment) wants large
+// batches, so it waits for maxDelay; but a producer that has nothing more
+// for now, such as a crawl whose next pages depend on the links of those
+// held, would only be kept waiting. A pause much shorter than maxDelay and
+// much longer than the gap between payloads of a busy stream tells the two
+// apart: under load batches fill for maxDelay, and a lone payload waits
+// only pause. It has no effect without a positive maxDelay; pause must not
+// be negative.
+func FlushOnPause(pause time.Duration) BatchOption {
+	return func(b *batcher) {
+		if pause < 0 && b.err == nil {
+			b.err = fmt.Errorf("%w: %s: pause %v (want >= 0)", ErrInvalidConfig, b.name, pause)
+		}
+		b.pause = pause
+	}
 }
 
 // BatchPool is Batch with numWorkers batches in flight at once: each worker
@@ -53,12 +97,12 @@ func Batch(proc BatchProcessor, maxSize int, maxDelay time.Duration) StageRunner
 // next is being gathered and sent, so the stage's throughput is no longer
 // one round trip per batch. Each worker batches, flushes and stops as Batch
 // describes; numWorkers must be at least 1, and 1 is Batch.
-func BatchPool(proc BatchProcessor, maxSize int, maxDelay time.Duration, numWorkers int) StageRunner {
-	return newBatcher("BatchPool", proc, maxSize, maxDelay, numWorkers)
+func BatchPool(proc BatchProcessor, maxSize int, maxDelay time.Duration, numWorkers int, opts ...BatchOption) StageRunner {
+	return newBatcher("BatchPool", proc, maxSize, maxDelay, numWorkers, opts)
 }
 
-func newBatcher(name string, proc BatchProcessor, maxSize int, maxDelay time.Duration, workers int) batcher {
-	b := batcher{proc: proc, size: maxSize, delay: maxDelay, workers: workers}
+func newBatcher(name string, proc BatchProcessor, maxSize int, maxDelay time.Duration, workers int, opts []BatchOption) batcher {
+	b := batcher{name: name, proc: proc, size: maxSize, delay: maxDelay, workers: workers}
 	switch {
 	case proc == nil:
 		b.err = fmt.Errorf("%w: %s: nil processor", ErrInvalidConfig, name)
@@ -67,15 +111,24 @@ func newBatcher(name string, proc BatchProcessor, maxSize int, maxDelay time.Dur
 	case workers < 1:
 		b.err = fmt.Errorf("%w: %s: %d workers (want >= 1)", ErrInvalidConfig, name, workers)
 	}
+	for _, opt := range opts {
+		opt(&b)
+	}
 	return b
 }
 
 type batcher struct {
-	proc    BatchProcessor
-	size    int
-	delay   time.Duration
-	workers int
-	err     error
+	name  string
+	proc  BatchProcessor
+	size  int
+	delay time.Duration
+	pause time.Duration // see FlushOnPause; 0: wait for delay
+	// weight and weightLimit bound a batch's weight (FlushAtWeight); nil:
+	// only its size counts.
+	weight      func(Payload) int64
+	weightLimit int64
+	workers     int
+	err         error
 }
 
 func (b batcher) validate() error { return b.err }
@@ -124,9 +177,11 @@ type batchRun struct {
 	out   outbox
 	errCh chan<- error
 	w     worker
-	batch []Payload // what proc sees and may rewrite
-	orig  []Payload // the payloads as received, to mark those proc drops
-	timer *time.Timer
+	batch []Payload   // what proc sees and may rewrite
+	orig  []Payload   // the payloads as received, to mark those proc drops
+	held  int64       // the batch's weight, with FlushAtWeight
+	timer *time.Timer // the batch's maxDelay
+	idle  *time.Timer // the input's pause, with FlushOnPause
 }
 
 func (r *batchRun) run() {
@@ -135,6 +190,11 @@ func (r *batchRun) run() {
 		r.timer = time.NewTimer(r.delay)
 		r.timer.Stop()
 		defer r.timer.Stop()
+		if r.pause > 0 {
+			r.idle = time.NewTimer(r.pause)
+			r.idle.Stop()
+			defer r.idle.Stop()
+		}
 	}
 	for {
 		if len(r.batch) == 0 {
@@ -150,7 +210,7 @@ func (r *batchRun) run() {
 		} else if !r.next() {
 			return
 		}
-		if len(r.batch) == r.size && !r.flush() {
+		if r.full() && !r.flush() {
 			return
 		}
 	}
@@ -175,6 +235,14 @@ func (r *batchRun) next() bool {
 	if r.timer == nil {
 		return r.flush()
 	}
+	// Nothing is ready: wait for the next payload, the batch's delay, or
+	// (with FlushOnPause) a pause of the input, which only starts now.
+	var paused <-chan time.Time
+	if r.idle != nil {
+		r.idle.Reset(r.pause)
+		defer r.idle.Stop()
+		paused = r.idle.C
+	}
 	select {
 	case p, ok := <-r.in:
 		if !ok {
@@ -185,6 +253,8 @@ func (r *batchRun) next() bool {
 		return true
 	case <-r.timer.C:
 		return r.flush()
+	case <-paused:
+		return r.flush()
 	case <-r.w.done:
 		return false
 	}
@@ -193,6 +263,15 @@ func (r *batchRun) next() bool {
 func (r *batchRun) add(p Payload) {
 	r.w.stats.in.Add(1)
 	r.batch = append(r.batch, p)
+	if r.weight != nil {
+		r.held += r.weight(p)
+	}
+}
+
+// full reports whether the batch must go: it holds maxSize payloads, or
+// their weight limit.
+func (r *batchRun) full() bool {
+	return len(r.batch) >= r.size || (r.weight != nil && r.held >= r.weightLimit)
 }
 
 // flush processes the batch and forwards what survives. It returns false
@@ -247,6 +326,7 @@ func (r *batchRun) release(i int) {
 }
 
 func (r *batchRun) reset() {
+	r.held = 0
 	clear(r.batch)
 	r.batch = r.batch[:0]
 	clear(r.orig)

@@ -74,6 +74,121 @@ func TestBatchFlushesOnTime(t *testing.T) {
 	l.check(t)
 }
 
+// TestBatchFlushesOnPause: a batch that would wait an hour for more is
+// flushed once its input pauses.
+func TestBatchFlushesOnPause(t *testing.T) {
+	for name, stage := range map[string]func(pipeline.BatchProcessor) pipeline.StageRunner{
+		"Batch": func(p pipeline.BatchProcessor) pipeline.StageRunner {
+			return pipeline.Batch(p, 100, time.Hour, pipeline.FlushOnPause(5*time.Millisecond))
+		},
+		"BatchPool": func(p pipeline.BatchProcessor) pipeline.StageRunner {
+			return pipeline.BatchPool(p, 100, time.Hour, 2, pipeline.FlushOnPause(5*time.Millisecond))
+		},
+		"ScatterGather": func(p pipeline.BatchProcessor) pipeline.StageRunner {
+			return pipeline.ScatterGather([]pipeline.BatchProcessor{p}, 100, time.Hour, 1, pipeline.FlushOnPause(5*time.Millisecond))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var l ledger
+			rec := &batchRecorder{}
+			flushed := make(chan struct{}, 10)
+			rec.then = func([]pipeline.Payload) error { flushed <- struct{}{}; return nil }
+			// Three payloads, then nothing until a batch is flushed: only
+			// the pause can flush it.
+			src := &sliceSource{l: &l, n: 4, next: func(ctx context.Context, i int) bool {
+				if i == 3 {
+					select {
+					case <-flushed:
+					case <-time.After(10 * time.Second):
+						t.Error("no flush after the input paused")
+					}
+				}
+				return true
+			}}
+			if err := pipeline.New(stage(rec)).Process(context.Background(), src, &collectSink{}); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if sum := sumInts(rec.sizes); sum != 4 || len(rec.sizes) < 2 {
+				t.Errorf("batch sizes = %v, want the first 3 flushed by the pause, then the last", rec.sizes)
+			}
+			l.check(t)
+		})
+	}
+}
+
+// TestBatchLingersWhileArriving: payloads that keep coming, each well
+// within the pause, fill batches to their size.
+func TestBatchLingersWhileArriving(t *testing.T) {
+	var l ledger
+	rec := &batchRecorder{}
+	src := &sliceSource{l: &l, n: 20, next: func(ctx context.Context, i int) bool {
+		time.Sleep(time.Millisecond)
+		return true
+	}}
+	// The pause is far longer than the 1 ms between payloads, even on a
+	// loaded machine; without FlushOnPause's lingering, a batcher that
+	// never waits would flush each payload as it came.
+	stage := pipeline.Batch(rec, 10, time.Hour, pipeline.FlushOnPause(500*time.Millisecond))
+	if err := pipeline.New(stage).Process(context.Background(), src, &collectSink{}); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if !slices.Equal(rec.sizes, []int{10, 10}) {
+		t.Errorf("batch sizes = %v, want [10 10]", rec.sizes)
+	}
+	l.check(t)
+}
+
+// TestBatchPauseKeepsMaxDelay: a stream that never pauses still has its
+// batches flushed after maxDelay.
+func TestBatchPauseKeepsMaxDelay(t *testing.T) {
+	var l ledger
+	rec := &batchRecorder{}
+	src := &sliceSource{l: &l, n: 100, next: func(ctx context.Context, i int) bool {
+		time.Sleep(2 * time.Millisecond)
+		return true
+	}}
+	// 100 payloads take at least 200 ms: more than one 20 ms delay.
+	stage := pipeline.Batch(rec, 1000, 20*time.Millisecond, pipeline.FlushOnPause(10*time.Second))
+	if err := pipeline.New(stage).Process(context.Background(), src, &collectSink{}); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if len(rec.sizes) < 2 || sumInts(rec.sizes) != 100 {
+		t.Errorf("batch sizes = %v, want several batches of 100 payloads in all", rec.sizes)
+	}
+	l.check(t)
+}
+
+// TestBatchFlushesAtWeight: heavy payloads fill a batch before its size.
+func TestBatchFlushesAtWeight(t *testing.T) {
+	var l ledger
+	rec := &batchRecorder{}
+	// Payloads 0..9 weigh 1, 2, ..., 10: batches close at a weight of 10.
+	weight := func(p pipeline.Payload) int64 { return int64(p.(*testPayload).id + 1) }
+	stage := pipeline.Batch(rec, 100, time.Hour, pipeline.FlushAtWeight(10, weight))
+	sink := &collectSink{}
+	if err := pipeline.New(stage).Process(context.Background(), &sliceSource{l: &l, n: 10}, sink); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	// 1+2+3+4 = 10; 5+6 = 11; 7+8 = 15; 9+10 = 19.
+	if want := []int{4, 2, 2, 2}; !slices.Equal(rec.sizes, want) {
+		t.Errorf("batch sizes = %v, want %v", rec.sizes, want)
+	}
+	if got := sink.got(); !slices.Equal(got, ids(10)) {
+		t.Errorf("sink got %v, want 0..9 in order", got)
+	}
+	l.check(t)
+}
+
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
 func TestBatchGreedyWithoutDelay(t *testing.T) {
 	var l ledger
 	rec := &batchRecorder{}
@@ -247,6 +362,9 @@ func TestBatchPoolInvalid(t *testing.T) {
 		pipeline.BatchPool(&batchRecorder{}, 1, 0, 0),
 		pipeline.BatchPool(&batchRecorder{}, 0, 0, 2),
 		pipeline.BatchPool(nil, 1, 0, 2),
+		pipeline.BatchPool(&batchRecorder{}, 1, time.Second, 2, pipeline.FlushOnPause(-time.Millisecond)),
+		pipeline.Batch(&batchRecorder{}, 1, 0, pipeline.FlushAtWeight(0, func(pipeline.Payload) int64 { return 1 })),
+		pipeline.ScatterGather([]pipeline.BatchProcessor{&batchRecorder{}}, 1, 0, 1, pipeline.FlushAtWeight(10, nil)),
 	} {
 		err := pipeline.New(r).Process(context.Background(), &sliceSource{l: &l, n: 3}, &collectSink{})
 		if !errors.Is(err, pipeline.ErrInvalidConfig) {

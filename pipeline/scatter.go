@@ -33,9 +33,9 @@ var ErrScatterReplaced = errors.New("pipeline: ScatterGather: a processor replac
 //
 // numWorkers batches are gathered and scattered at once (1: one at a time);
 // procs must then be safe for concurrent use, and batches leave in no
-// particular order. maxSize, maxDelay and numWorkers mean what they mean for
-// BatchPool; at least one processor is needed.
-func ScatterGather(procs []BatchProcessor, maxSize int, maxDelay time.Duration, numWorkers int) StageRunner {
+// particular order. maxSize, maxDelay, numWorkers and opts mean what they
+// mean for BatchPool; at least one processor is needed.
+func ScatterGather(procs []BatchProcessor, maxSize int, maxDelay time.Duration, numWorkers int, opts ...BatchOption) StageRunner {
 	if len(procs) == 0 {
 		return batcher{err: fmt.Errorf("%w: ScatterGather: no processors", ErrInvalidConfig)}
 	}
@@ -45,7 +45,7 @@ func ScatterGather(procs []BatchProcessor, maxSize int, maxDelay time.Duration, 
 		}
 	}
 	proc := &scatter{procs: append([]BatchProcessor(nil), procs...)}
-	return newBatcher("ScatterGather", proc, maxSize, maxDelay, numWorkers)
+	return newBatcher("ScatterGather", proc, maxSize, maxDelay, numWorkers, opts)
 }
 
 // scatter is the BatchProcessor behind ScatterGather: it runs the first

@@ -221,6 +221,7 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 		Indexer:                o.Index,
 		FetchWorkers:           o.Workers,
 		StoreBatchSize:         o.StoreBatchSize,
+		StoreBatchDelay:        o.StoreBatchDelay,
 		MaxBodyBytes:           o.MaxBodyBytes,
 		FetchTimeout:           o.FetchTimeout,
 		MaxRedirects:           o.MaxRedirects,

@@ -191,8 +191,10 @@ type Options struct {
 	// Referrers is how many linking pages a run remembers per link, for
 	// Run.Referrers (broken-link reports). Default: 0, none.
 	Referrers int
-	// StoreBatchSize is passed to the crawler (crawler.Config).
-	StoreBatchSize int
+	// StoreBatchSize and StoreBatchDelay are passed to the crawler
+	// (crawler.Config).
+	StoreBatchSize  int
+	StoreBatchDelay time.Duration
 }
 
 // Check reports what is wrong with o, apart from a missing Graph: a
