@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // classifyTagName is rawTagName's job done with the tokenizer's TagName.
@@ -21,7 +22,8 @@ func classifyTagName(name []byte) tagKind {
 }
 
 // checkRawTagNames fails when rawTagName and TagName classify a start tag
-// of body differently.
+// of body differently, or rawTagAtom and TagName find another atom for a
+// tag of any kind.
 func checkRawTagNames(t *testing.T, body []byte) {
 	t.Helper()
 	z := html.NewTokenizer(bytes.NewReader(body))
@@ -30,12 +32,19 @@ func checkRawTagNames(t *testing.T, body []byte) {
 		if tt == html.ErrorToken {
 			return
 		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken && tt != html.EndTagToken {
 			continue
 		}
 		raw := string(z.Raw())
-		got := rawTagName(z.Raw())
+		gotAtom, gotNostyle := rawTagAtom(z.Raw(), tt == html.EndTagToken)
 		name, _ := z.TagName()
+		if want := atom.Lookup(name); gotAtom != want || gotNostyle != (string(name) == "nostyle") {
+			t.Fatalf("tag %q: rawTagAtom %v (nostyle %v), TagName %q gives %v", raw, gotAtom, gotNostyle, name, want)
+		}
+		if tt == html.EndTagToken {
+			continue
+		}
+		got := rawTagName(z.Raw())
 		if want := classifyTagName(name); got != want {
 			t.Fatalf("tag %q: rawTagName %v, TagName %q gives %v", raw, got, name, want)
 		}
@@ -48,6 +57,9 @@ var tagNameSeeds = []string{
 	"<abbr><ab><aside><b><basefont><metadata><a\x00><base\x00 href=x>",
 	"<a", "<area", "<meta name=x", "<baſe href=x><ａ href=x>",
 	`<script><a href=x></script><style><meta></style><textarea><base></textarea><a href=y>`,
+	"</P></p ></DIV\t><nostyle></NOSTYLE><nostyle\x00></a\x00></div/></ div></></p",
+	"<annotation-xml></ANNOTATION-XML><foreignobjectandmoreletters></foreignobjectandmoreletters>",
+	"<svg><title>x</TITLE></svg><math><Title/></math><SCRIPT>a</SCRIPT><sTyLe>b</style>",
 }
 
 func TestRawTagName(t *testing.T) {

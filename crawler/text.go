@@ -67,26 +67,32 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	return p, nil
 }
 
-// skipContent are the elements whose content a reader does not see.
-var skipContent = map[atom.Atom]bool{
-	atom.Frame: true, atom.Frameset: true, atom.Iframe: true, atom.Noembed: true,
-	atom.Noframes: true, atom.Noscript: true, atom.Object: true, atom.Script: true,
-	atom.Style: true, atom.Template: true, atom.Title: true,
+// hidesContent reports whether a is an element whose content a reader
+// does not see. (A switch: a map lookup per tag cost the text scan a
+// quarter of its time.)
+func hidesContent(a atom.Atom) bool {
+	switch a {
+	case atom.Frame, atom.Frameset, atom.Iframe, atom.Noembed, atom.Noframes, atom.Noscript,
+		atom.Object, atom.Script, atom.Style, atom.Template, atom.Title:
+		return true
+	}
+	return false
 }
 
-// inlineElements are the elements that do not separate words: the text
-// inside them runs on with the text around them, as a browser renders it.
-// Every other tag (block-level elements, <br>, table cells, replaced
-// elements, unknown tags) writes a space.
-var inlineElements = map[atom.Atom]bool{
-	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true,
-	atom.Big: true, atom.Cite: true, atom.Code: true, atom.Data: true, atom.Del: true,
-	atom.Dfn: true, atom.Em: true, atom.Font: true, atom.I: true, atom.Ins: true,
-	atom.Kbd: true, atom.Label: true, atom.Mark: true, atom.Nobr: true, atom.Q: true,
-	atom.Rp: true, atom.Rt: true, atom.Ruby: true, atom.S: true, atom.Samp: true,
-	atom.Small: true, atom.Span: true, atom.Strike: true, atom.Strong: true,
-	atom.Sub: true, atom.Sup: true, atom.Time: true, atom.Tt: true, atom.U: true,
-	atom.Var: true, atom.Wbr: true,
+// isInline reports whether a is an element that does not separate words:
+// the text inside it runs on with the text around it, as a browser
+// renders it. Every other tag (block-level elements, <br>, table cells,
+// replaced elements, unknown tags) writes a space.
+func isInline(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Big, atom.Cite, atom.Code,
+		atom.Data, atom.Del, atom.Dfn, atom.Em, atom.Font, atom.I, atom.Ins, atom.Kbd,
+		atom.Label, atom.Mark, atom.Nobr, atom.Q, atom.Rp, atom.Rt, atom.Ruby, atom.S,
+		atom.Samp, atom.Small, atom.Span, atom.Strike, atom.Strong, atom.Sub, atom.Sup,
+		atom.Time, atom.Tt, atom.U, atom.Var, atom.Wbr:
+		return true
+	}
+	return false
 }
 
 // extractText writes the visible text of body to w, with a space for every
@@ -117,7 +123,7 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 type textScan struct {
 	w         *bytes.Buffer
 	title     []byte
-	skipping  int  // depth in skipContent elements ("nostyle" included)
+	skipping  int  // depth in elements that hide their content ("nostyle" included)
 	rawScript bool // just after a script or style start tag
 	inBody    bool
 	foreign   int // depth in svg and math, whose <title> is not the page's
@@ -127,8 +133,8 @@ type textScan struct {
 
 func newTextScan(w *bytes.Buffer) *textScan { return &textScan{w: w, wantTitle: true} }
 
-// token handles the token z is on. It reads a tag's name with TagName,
-// which leaves the attributes for a scan after it.
+// token handles the token z is on. It reads a tag's name from the raw
+// token, leaving the tokenizer's TagName and TagAttr to a scan after it.
 func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 	switch tt {
 	case xhtml.TextToken:
@@ -142,8 +148,7 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 		}
 	case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 		s.titleNext = false
-		name, _ := z.TagName()
-		a := atom.Lookup(name)
+		a, nostyle := rawTagAtom(z.Raw(), tt == xhtml.EndTagToken)
 		if a == atom.Script || a == atom.Style {
 			// Their text is dropped until the next tag, which is
 			// their end tag, since the tokenizer reads it raw.
@@ -151,13 +156,13 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 			return
 		}
 		s.rawScript = false
-		if !inlineElements[a] {
+		if !isInline(a) {
 			s.w.WriteByte(' ')
 		}
 		if tt == xhtml.SelfClosingTagToken {
 			return
 		}
-		skip := skipContent[a] || (a == 0 && string(name) == "nostyle")
+		skip := hidesContent(a) || nostyle
 		switch {
 		case tt == xhtml.EndTagToken:
 			if skip && s.skipping > 0 {
@@ -178,6 +183,35 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 		}
 	}
 }
+
+// rawTagAtom returns the atom of the tag whose raw text is raw ("<p
+// class=x>", or "</p>" for an end tag), and whether it is a <nostyle>
+// (which has no atom). The name is read where and as the tokenizer reads
+// it (see rawName), lower-cased in a buffer of its own: the tokenizer's
+// TagName allocates a copy of every tag's name, which on a page of many
+// tags cost the text scan a third of its time.
+func rawTagAtom(raw []byte, end bool) (a atom.Atom, nostyle bool) {
+	if end && len(raw) > 1 {
+		raw = raw[1:] // the name follows "</"
+	}
+	name := rawName(raw)
+	var lower [maxTagAtomLen]byte
+	if len(name) > len(lower) {
+		return 0, false // longer than any atom
+	}
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	a = atom.Lookup(lower[:len(name)])
+	return a, a == 0 && string(lower[:len(name)]) == "nostyle"
+}
+
+// maxTagAtomLen is the longest name with an atom (atom.Lookup gives none
+// to longer ones).
+const maxTagAtomLen = 25
 
 // cleanTextBytes collapses every run of whitespace (Unicode's, so
 // non-breaking spaces too) into one space, trims the ends, and replaces each

@@ -92,7 +92,7 @@ func readerOnly(body []byte) bool {
 			return false
 		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 			name, _ := z.TagName()
-			if a := atom.Lookup(name); inlineElements[a] || a == atom.Template {
+			if a := atom.Lookup(name); isInline(a) || a == atom.Template {
 				return true
 			}
 		}
