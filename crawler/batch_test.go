@@ -178,9 +178,12 @@ func TestCrawlStoreBatchBoundedByBytes(t *testing.T) {
 	if err := g.Graph.UpsertLinks(links); err != nil {
 		t.Fatal(err)
 	}
+	ix := indexmem.New()
+	defer ix.Close()
 	c, err := crawler.NewCrawler(crawler.Config{
 		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
 		Graph:                  g,
+		Indexer:                ix, // the pages' text is what they hold in the batch
 		FetchWorkers:           pages,
 		StoreBatchDelay:        time.Hour,
 	})

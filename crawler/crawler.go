@@ -64,20 +64,10 @@ func stages(cfg Config) []pipeline.StageRunner {
 // afterFetch returns the stages that follow the fetch, for stages and for
 // Import.
 func afterFetch(cfg Config) []pipeline.StageRunner {
-	// The text is only worth extracting if something reads it, and the
-	// graph does not.
-	wantText := cfg.Indexer != nil || len(cfg.Processors) > 0
-	linkOpts := LinkOptions{Normalization: cfg.LinkNormalization}
 	// Parsing is pure CPU and pages need not stay in order: one parser
-	// per CPU. With text wanted, links and text come from one pass of the
-	// tokenizer, before the graph is written: the text part costs less
-	// than the second tokenizer pass it saves.
-	extract := pipeline.Processor(NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, linkOpts))
-	if wantText {
-		extract = NewPageExtractor(cfg.PrivateNetworkDetector, linkOpts)
-	}
+	// per CPU.
 	s := []pipeline.StageRunner{
-		pipeline.FixedWorkerPool(extract, runtime.GOMAXPROCS(0)),
+		pipeline.FixedWorkerPool(extractor(cfg), runtime.GOMAXPROCS(0)),
 	}
 	// The stores are written in batches: a batch waits for more pages
 	// while they keep coming (StoreBatchDelay), so under load one commit
@@ -127,6 +117,21 @@ func afterFetch(cfg Config) []pipeline.StageRunner {
 		s = append(s, pipeline.Broadcast(procs...))
 	}
 	return s
+}
+
+// extractor returns the extraction stage's processor for cfg. The text is
+// only worth extracting if something reads it, and the graph does not;
+// with text wanted, links and text come from one pass of the tokenizer:
+// the text part costs less than the second tokenizer pass it saves.
+func extractor(cfg Config) pipeline.Processor {
+	links := NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.LinkNormalization})
+	// The stores read a page's links and text, not its HTML: unless a
+	// processor wants the page, its body can go back for the next fetch.
+	links.lastReader = len(cfg.Processors) == 0
+	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
+		return &PageExtractor{links: links}
+	}
+	return links
 }
 
 // payloadBytes is the content a page holds while it waits in a store

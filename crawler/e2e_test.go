@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,6 +151,10 @@ func TestCrawlEndToEnd(t *testing.T) {
 	extra := pipeline.ProcessorFunc(func(_ context.Context, p pipeline.Payload) (pipeline.Payload, error) {
 		if p.(*crawler.Payload).Title == "" {
 			return nil, errors.New("extra processor got a page without its text")
+		}
+		// The stores need no body, a processor may.
+		if !strings.Contains(string(p.(*crawler.Payload).Body), "<title>") {
+			return nil, errors.New("extra processor got a page without its body")
 		}
 		extraSeen.Add(1)
 		return p, nil

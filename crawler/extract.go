@@ -70,5 +70,8 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	}
 	p.Title = cleanTextBytes(ts.title, false)
 	p.TextContent = cleanTextBytes(buf.Bytes(), false)
+	if x.links.lastReader {
+		p.releaseBody()
+	}
 	return p, nil
 }

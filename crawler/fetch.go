@@ -262,7 +262,7 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.LastModified, _ = validator(res.Header, "Last-Modified")
 
 	var err error
-	p.Body, err = readBounded(p.Body[:0], res.Body, f.maxBody+1, res.ContentLength)
+	p.Body, err = readBounded(p.bodyBuffer(), res.Body, f.maxBody+1, res.ContentLength)
 	// The response is read: the host's slot is free for the next request
 	// while this page is decoded and parsed.
 	res.Body.Close()

@@ -196,6 +196,6 @@ func (p *Payload) fromArchive(page *FetchedPage, maxBody int64) bool {
 		p.skip(ReasonFetchError, fmt.Errorf("crawler: decode body: %w", err))
 		return false
 	}
-	p.Body = append(p.Body[:0], body...)
+	p.Body = append(p.bodyBuffer(), body...)
 	return p.acceptBody(maxBody)
 }

@@ -42,6 +42,9 @@ type LinkExtractor struct {
 	// general turns off the shortcuts (resolveFast, rawLinkAttrs) so that
 	// tests can hold them to the general path's results page by page.
 	general bool
+	// lastReader: no stage after this one reads the page's body, which
+	// it then hands back for the next fetch (see Payload.releaseBody).
+	lastReader bool
 }
 
 // LinkOptions are the link extraction stage's settings; see
@@ -82,6 +85,9 @@ func (e *LinkExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 		return nil, err
 	}
 	e.extract(p, base)
+	if e.lastReader {
+		p.releaseBody()
+	}
 	return p, nil
 }
 

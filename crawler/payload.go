@@ -174,6 +174,34 @@ func (p *Payload) Abandon(err error) {
 	p.MarkAsProcessed()
 }
 
+// bodyPool holds page buffers handed back before their payloads leave the
+// pipeline (releaseBody), for the next fetches to read into.
+var bodyPool sync.Pool
+
+// releaseBody hands p's body buffer back for another page to be read into,
+// once no stage will read it again. A page's text and links, which the
+// stores want, are a fraction of its HTML; without this the pages waiting
+// in the stores' batches would each hold their body too, and every pooled
+// payload would keep the largest page it ever held.
+func (p *Payload) releaseBody() {
+	if cap(p.Body) > 0 {
+		b := p.Body[:0]
+		bodyPool.Put(&b)
+	}
+	p.Body = nil
+}
+
+// bodyBuffer returns an empty buffer to read p's body into: its own, or one
+// another page released.
+func (p *Payload) bodyBuffer() []byte {
+	if cap(p.Body) == 0 {
+		if b, ok := bodyPool.Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return p.Body[:0]
+}
+
 func (p *Payload) reset() {
 	clear(p.Links) // let the strings be collected while the slice waits in the pool
 	clear(p.NoFollowLinks)
