@@ -18,7 +18,9 @@
 // # Layout
 //
 // Links are one entry each in "links" (ID -> retrievedAt, URL) with the
-// index "urls" (URL -> ID). Edges are one record per source page in "out"
+// index "urls" (URL -> ID). New links get time-ordered IDs (UUIDv7), so
+// that links found, and pages crawled, together are stored together.
+// Edges are one record per source page in "out"
 // (source ID -> its edges sorted by destination ID, 24 bytes each:
 // destination, updatedAt; see codec.go), so a page's edges cost one write
 // and removing its stale edges one rewrite, and an edge's ID is derived

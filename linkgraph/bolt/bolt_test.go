@@ -1,9 +1,11 @@
 package bolt
 
 import (
+	"bytes"
 	"errors"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -119,5 +121,38 @@ func TestParseURL(t *testing.T) {
 		if err != nil || path != tc.path || opts.NoSync != tc.nosync {
 			t.Errorf("parseURL(%q) = %q, %+v, %v; want %q, nosync %v", tc.raw, path, opts, err, tc.path, tc.nosync)
 		}
+	}
+}
+
+// New links get time-ordered IDs, so that links found later sort after
+// those found before (see newLinkID).
+func TestNewLinkIDsAreTimeOrdered(t *testing.T) {
+	g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var prev uuid.UUID // the greatest ID of the batches before
+	for i := range 20 {
+		batch := []*linkgraph.Link{
+			{URL: "http://example.com/z" + strconv.Itoa(i)},
+			{URL: "http://example.com/a" + strconv.Itoa(i)},
+		}
+		if err := g.UpsertLinks(batch); err != nil {
+			t.Fatal(err)
+		}
+		greatest := prev
+		for _, l := range batch {
+			if l.ID.Version() != 7 {
+				t.Fatalf("link %s has a version %d ID", l.URL, l.ID.Version())
+			}
+			if bytes.Compare(l.ID[:], prev[:]) <= 0 {
+				t.Fatalf("link %s: ID %s does not sort after the earlier batches' %s", l.URL, l.ID, prev)
+			}
+			if bytes.Compare(l.ID[:], greatest[:]) > 0 {
+				greatest = l.ID
+			}
+		}
+		prev = greatest
 	}
 }
