@@ -4,7 +4,10 @@
 // Compute reads the graph once: its links, numbered densely, and its
 // edges, kept as pairs of those numbers (8 bytes an edge) in memory up to
 // Options.MemoryLimit and in a temporary file beyond it. It then iterates
-// over that array, not over the store: PageRank with damping d (0.85),
+// over those edges, not over the store: grouped by target (4 bytes an
+// edge) when that fits in the limit too, so that each page pulls its rank
+// from its sources and the CPUs share every iteration, each with its own
+// pages; otherwise streamed as pairs. PageRank with damping d (0.85),
 // where a page's rank is shared equally among the pages it links to and
 // the rank of pages without outgoing edges (dangling pages) is spread
 // evenly over all pages, until the L1 change of the rank vector between

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,7 +40,10 @@ type Options struct {
 	Damping       float64
 	Tolerance     float64
 	MaxIterations int
-	// MemoryLimit bounds the bytes of edges held in memory (8 an edge).
+	// MemoryLimit bounds the bytes of edges held in memory: 8 an edge as
+	// they are read, 4 once grouped by target for the iterations, which
+	// is done when both fit (12 an edge). Edges beyond it are read back
+	// from a temporary file at every iteration.
 	MemoryLimit int64
 	// TempDir is where edges beyond MemoryLimit go; default os.TempDir().
 	TempDir string
@@ -122,11 +127,20 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pagerank: read edges: %w", err)
 	}
+	// Backends list a page's edges together: its number is looked up once.
+	var (
+		lastSrc uuid.UUID
+		s       uint32
+		srcOK   bool
+	)
 	for eit.Next() {
 		e := eit.Edge()
-		s, ok1 := index[e.Src]
-		d, ok2 := index[e.Dst]
-		if !ok1 || !ok2 {
+		if e.Src != lastSrc || res.Edges == 0 {
+			lastSrc = e.Src
+			s, srcOK = index[e.Src]
+		}
+		d, dstOK := index[e.Dst]
+		if !srcOK || !dstOK {
 			continue // a link added since the links were read
 		}
 		if err := edges.add(s, d); err != nil {
@@ -153,6 +167,11 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	// share[i] is what page i gives each page it links to.
 	share := make([]float64, n)
 	d := o.Damping
+	// Edges that fit in memory a second time, grouped by target, are
+	// iterated by pulling each page's rank from its sources: each worker
+	// owns a range of targets, so the CPUs share an iteration without
+	// locks. Otherwise the pairs are streamed, pushing rank along them.
+	in := edges.byTarget(n, o.MemoryLimit)
 	for res.Iterations < o.MaxIterations {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("pagerank: %w", err)
@@ -167,15 +186,19 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 			}
 		}
 		base := (1-d)/float64(n) + d*dangling/float64(n)
-		for i := range next {
-			next[i] = base
-		}
-		if err := edges.each(func(s, t uint32) { next[t] += d * share[s] }); err != nil {
-			return nil, err
-		}
-		delta := 0.0
-		for i := range rank {
-			delta += math.Abs(next[i] - rank[i])
+		var delta float64
+		if in != nil {
+			delta = in.pull(rank, next, share, base, d)
+		} else {
+			for i := range next {
+				next[i] = base
+			}
+			if err := edges.each(func(s, t uint32) { next[t] += d * share[s] }); err != nil {
+				return nil, err
+			}
+			for i := range rank {
+				delta += math.Abs(next[i] - rank[i])
+			}
 		}
 		rank, next = next, rank
 		res.Iterations++
@@ -186,6 +209,45 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	}
 	res.Scores = rank
 	return res, nil
+}
+
+// inEdges is the graph's edges grouped by target (compressed sparse rows):
+// the sources of page t are src[start[t]:start[t+1]].
+type inEdges struct {
+	start []uint32
+	src   []uint32
+	// parts splits the targets into runs of about equal edges, one for
+	// each worker: part i is targets parts[i] to parts[i+1].
+	parts []int
+}
+
+// pull sets next[t] to base plus d times the shares of t's sources, for
+// every page t, and returns the L1 change from rank.
+func (in *inEdges) pull(rank, next, share []float64, base, d float64) float64 {
+	deltas := make([]float64, len(in.parts)-1)
+	work := func(w int) {
+		delta := 0.0
+		for t := in.parts[w]; t < in.parts[w+1]; t++ {
+			sum := 0.0
+			for _, s := range in.src[in.start[t]:in.start[t+1]] {
+				sum += share[s]
+			}
+			next[t] = base + d*sum
+			delta += math.Abs(next[t] - rank[t])
+		}
+		deltas[w] = delta
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < len(deltas); w++ {
+		wg.Go(func() { work(w) })
+	}
+	work(0)
+	wg.Wait()
+	total := 0.0
+	for _, x := range deltas {
+		total += x
+	}
+	return total
 }
 
 // Scorer is what Write stores scores in; every textindex backend
@@ -303,6 +365,46 @@ func (e *edgeStore) add(s, t uint32) error {
 	}
 	return nil
 }
+
+// byTarget returns the edges grouped by target for n pages, or nil when
+// they are not all in memory or the grouping (4 bytes an edge, beside the
+// pairs' 8 while it is built) would take the edges' memory over limit.
+// The pairs are dropped once grouped.
+func (e *edgeStore) byTarget(n int, limit int64) *inEdges {
+	edges := len(e.mem) / 2
+	if e.file != nil || int64(edges)*12+int64(n+1)*4 > limit || edges > math.MaxUint32 {
+		return nil
+	}
+	in := &inEdges{start: make([]uint32, n+1), src: make([]uint32, edges)}
+	for i := 1; i < len(e.mem); i += 2 {
+		in.start[e.mem[i]+1]++
+	}
+	for t := range n {
+		in.start[t+1] += in.start[t]
+	}
+	fill := slices.Clone(in.start[:n])
+	for i := 0; i+1 < len(e.mem); i += 2 {
+		t := e.mem[i+1]
+		in.src[fill[t]] = e.mem[i]
+		fill[t]++
+	}
+	e.mem = nil
+	workers := min(runtime.GOMAXPROCS(0), max(1, edges/pullPerWorker))
+	in.parts = make([]int, 0, workers+1)
+	in.parts = append(in.parts, 0)
+	for w := 1; w < workers; w++ {
+		// The first target whose edges start past the w-th share.
+		want := uint32(edges * w / workers)
+		t, _ := slices.BinarySearch(in.start[:n], want)
+		in.parts = append(in.parts, max(t, in.parts[len(in.parts)-1]))
+	}
+	in.parts = append(in.parts, n)
+	return in
+}
+
+// pullPerWorker is about the fewest edges worth another worker in an
+// iteration: below it, starting a goroutine costs more than it saves.
+const pullPerWorker = 64 << 10
 
 func (e *edgeStore) each(fn func(s, t uint32)) error {
 	for i := 0; i+1 < len(e.mem); i += 2 {
