@@ -29,6 +29,7 @@ var dedupTests = []struct {
 	{"DuplicatesAlsoAtBounded", testDuplicatesAlsoAtBounded},
 	{"DuplicatesInBatch", testDuplicatesInBatch},
 	{"DuplicatesRandomized", testDuplicatesRandomized},
+	{"DuplicatesRandomizedMostlyAlone", testDuplicatesRandomizedMostlyAlone},
 }
 
 // dupDoc returns a document at url with the given text and its
@@ -333,4 +334,92 @@ func firstAlsoAt(docs []*textindex.Document) []string {
 		return nil
 	}
 	return docs[0].AlsoAt
+}
+
+// testDuplicatesRandomizedMostlyAlone is testDuplicatesRandomized with
+// many texts, as a crawl has them: most documents share their content
+// with none other (a backend may store those a batch at a time), some
+// with one or two, some have no hash at all, and scores are recorded for
+// documents not indexed yet and for indexed ones along the way. Every
+// document is checked after each step: found by its ID with its own
+// version and score, and its text found once, as its group's canonical or
+// under it.
+func testDuplicatesRandomizedMostlyAlone(t *testing.T, idx textindex.Indexer) {
+	r := rand.New(rand.NewPCG(7, 11))
+	const texts = 30
+	ids := make([]uuid.UUID, 20)
+	for n := range ids {
+		ids[n] = uuid.New()
+	}
+	current := map[uuid.UUID]*textindex.Document{}
+	scores := map[uuid.UUID]float64{} // the last score recorded, if any
+	version := func() *textindex.Document {
+		n := r.IntN(len(ids))
+		var d *textindex.Document
+		if r.IntN(6) == 0 {
+			// No hash: a text of its own, in no group.
+			d = newDoc("T", fmt.Sprintf("solo%d words", n))
+			d.URL = fmt.Sprintf("https://example.com/solo/%d", n)
+		} else {
+			d = dupDoc(fmt.Sprintf("https://example.com/%s%d", strings.Repeat("q", 1+n%3), n), "T",
+				fmt.Sprintf("text%d shared words", r.IntN(texts)))
+		}
+		d.LinkID, d.Redirect = ids[n], r.IntN(5) == 0
+		d.PageRank = float64(1+r.IntN(100)) / 1000
+		return d
+	}
+	bi, batches := idx.(textindex.BatchIndexer)
+	for step := range 60 {
+		for range r.IntN(3) {
+			id := ids[r.IntN(len(ids))]
+			score := float64(r.IntN(1000)) / 1000
+			if err := idx.UpdateScore(id, score); err != nil {
+				t.Fatal(err)
+			}
+			scores[id] = score
+		}
+		var docs []*textindex.Document
+		for range 1 + r.IntN(10) {
+			docs = append(docs, version())
+		}
+		if batches && step%3 != 0 {
+			if err := bi.IndexBatch(docs); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			mustIndex(t, idx, docs...)
+		}
+		for _, d := range docs {
+			if _, ok := current[d.LinkID]; !ok {
+				if _, scored := scores[d.LinkID]; !scored {
+					// A document's first version brings its score; a
+					// later one keeps the score stored.
+					scores[d.LinkID] = d.PageRank
+				}
+			}
+			current[d.LinkID] = d
+		}
+		for id, d := range current {
+			got, err := idx.FindByID(id)
+			if err != nil {
+				t.Fatalf("step %d: FindByID(%s): %v", step, d.URL, err)
+			}
+			if got.URL != d.URL || got.Content != d.Content || got.PageRank != scores[id] {
+				t.Fatalf("step %d: FindByID(%s) = %s %q score %v; want %q score %v",
+					step, id, got.URL, got.Content, got.PageRank, d.Content, scores[id])
+			}
+			word := strings.Fields(d.Content)[0]
+			var group []*textindex.Document
+			for _, o := range current {
+				if o.Content == d.Content && (o.ContentHash != "") == (d.ContentHash != "") {
+					group = append(group, o)
+				}
+			}
+			slices.SortFunc(group, textindex.CompareCanonical)
+			res, total := search(t, idx, match(word))
+			if total != 1 || len(res) != 1 || res[0].LinkID != group[0].LinkID {
+				t.Fatalf("step %d: %q finds %v (%d), want %s", step, word, urls(res), total, group[0].URL)
+			}
+		}
+	}
 }

@@ -2,7 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
@@ -11,11 +18,15 @@ import (
 var _ textindex.BatchIndexer = (*Index)(nil)
 
 // IndexBatch stores docs in one transaction; see textindex.BatchIndexer.
-// The documents go through the same prepared statements as Index, and
-// their text reaches FTS5 in one statement, so a batch costs one commit
+// Their text reaches FTS5 in one statement, so a batch costs one commit
 // and one new index segment however many documents it holds. Concurrent
 // batches (and Index calls) are committed together as Index describes.
 // A batch that fails is rolled back as a whole.
+//
+// The documents that change no duplicate group but their own, the common
+// case of a crawl (new documents whose content is found nowhere else), are
+// written with a few statements for the whole batch (see newDocs); the
+// others go through the same statements as Index, one document at a time.
 func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	docs, err := docbatch.Prepare(docs)
 	if err != nil {
@@ -24,14 +35,17 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	ops := make([]func(context.Context, *writer, *textBatch) error, len(docs))
-	for n, d := range docs {
-		ops[n] = indexOp(d)
-	}
 	err = i.w.do(func(ctx context.Context, w *writer, text *textBatch) error {
-		for n, op := range ops {
-			if err := op(ctx, w, text); err != nil {
-				return fmt.Errorf("%s: %w", docs[n].LinkID, err)
+		alone, others, err := newDocs(ctx, w, docs)
+		if err != nil {
+			return err
+		}
+		if err := insertAlone(ctx, w, text, alone); err != nil {
+			return err
+		}
+		for _, d := range others {
+			if err := indexOp(d)(ctx, w, text); err != nil {
+				return fmt.Errorf("%s: %w", d.LinkID, err)
 			}
 		}
 		return nil
@@ -41,3 +55,184 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	}
 	return nil
 }
+
+// aloneDoc is a document that can be stored without looking at any other:
+// it has no stored text to replace, and no other document, stored or in
+// its batch, shares its content hash, so it is its group's canonical and
+// displaces no one.
+type aloneDoc struct {
+	doc *textindex.Document
+	id  int64 // its docs row's, or 0 for a new one
+}
+
+// newDocs splits docs into those alone (see aloneDoc) and the others,
+// with two queries for the whole batch: which of them have a docs row
+// (with a stored document, or only a score recorded ahead of it), and
+// which of their content hashes any stored document has.
+func newDocs(ctx context.Context, w *writer, docs []*textindex.Document) ([]aloneDoc, []*textindex.Document, error) {
+	ids := make([]string, len(docs))
+	var hashes []string
+	inBatch := make(map[string]int)
+	for n, d := range docs {
+		ids[n] = hex.EncodeToString(d.LinkID[:])
+		if d.ContentHash != "" {
+			if inBatch[d.ContentHash]++; inBatch[d.ContentHash] == 1 {
+				hashes = append(hashes, d.ContentHash)
+			}
+		}
+	}
+	type row struct {
+		id     int64
+		stored bool
+	}
+	rows := make(map[uuid.UUID]row)
+	err := queryJSON(ctx, w, stmtFindDocs, ids, func(r *sql.Rows) error {
+		var (
+			linkID []byte
+			x      row
+		)
+		if err := r.Scan(&linkID, &x.id, &x.stored); err != nil {
+			return err
+		}
+		id, err := uuid.FromBytes(linkID)
+		if err != nil {
+			return fmt.Errorf("docs row %d: link ID: %w", x.id, err)
+		}
+		rows[id] = x
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("find stored documents: %w", err)
+	}
+	stored := make(map[string]bool)
+	if len(hashes) > 0 {
+		err := queryJSON(ctx, w, stmtFindHashes, hashes, func(r *sql.Rows) error {
+			var h string
+			if err := r.Scan(&h); err != nil {
+				return err
+			}
+			stored[h] = true
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("find stored content hashes: %w", err)
+		}
+	}
+	var (
+		alone  []aloneDoc
+		others []*textindex.Document
+	)
+	for _, d := range docs {
+		r := rows[d.LinkID]
+		shared := d.ContentHash != "" && (stored[d.ContentHash] || inBatch[d.ContentHash] > 1)
+		if r.stored || shared {
+			others = append(others, d)
+			continue
+		}
+		alone = append(alone, aloneDoc{doc: d, id: r.id})
+	}
+	return alone, others, nil
+}
+
+// queryJSON runs the prepared query q with values as its one parameter, a
+// JSON array, and calls scan for each row.
+func queryJSON(ctx context.Context, w *writer, q string, values []string, scan func(*sql.Rows) error) error {
+	arg, err := json.Marshal(values)
+	if err != nil {
+		return err
+	}
+	rows, err := w.stmts[q].QueryContext(ctx, string(arg))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// insertAlone stores the documents alone with one multi-row insert into
+// docs for the new ones (their rowids numbered on from the largest, as
+// SQLite would) and one into bodies, each their group's canonical.
+func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneDoc) error {
+	if len(alone) == 0 {
+		return nil
+	}
+	var fresh int
+	for _, a := range alone {
+		if a.id == 0 {
+			fresh++
+		}
+	}
+	if fresh > 0 {
+		var last int64
+		if err := w.stmts[stmtLastDocID].QueryRowContext(ctx).Scan(&last); err != nil {
+			return fmt.Errorf("number new documents: %w", err)
+		}
+		args := make([]any, 0, 3*fresh)
+		for n := range alone {
+			if alone[n].id == 0 {
+				last++
+				alone[n].id = last
+				args = append(args, last, alone[n].doc.LinkID[:], alone[n].doc.PageRank)
+			}
+		}
+		if err := insertRows(ctx, w, insertDocsPrefix, 3, args); err != nil {
+			return fmt.Errorf("insert docs rows: %w", err)
+		}
+	}
+	args := make([]any, 0, 7*len(alone))
+	for _, a := range alone {
+		d := a.doc
+		var hash any // NULL: in no group
+		if d.ContentHash != "" {
+			hash = d.ContentHash
+		}
+		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect)
+		text.set(a.id, false, d.Title+"\n"+d.Content)
+	}
+	if err := insertRows(ctx, w, insertBodiesPrefix, 7, args); err != nil {
+		return fmt.Errorf("store documents: %w", err)
+	}
+	return nil
+}
+
+// insertRows runs prefix followed by rows of width parameters each, as
+// many rows a statement as SQLite's parameter limit allows.
+func insertRows(ctx context.Context, w *writer, prefix string, width int, args []any) error {
+	perStmt := maxParams / width
+	for lo := 0; lo < len(args); lo += perStmt * width {
+		part := args[lo:min(lo+perStmt*width, len(args))]
+		if _, err := w.conn.ExecContext(ctx, rowsQuery(prefix, width, len(part)/width), part...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxParams keeps a statement's bound parameters well below SQLite's
+// limit of 32766.
+const maxParams = 8192
+
+// rowsQuery returns prefix followed by n rows of width parameters.
+func rowsQuery(prefix string, width, n int) string {
+	row := "(?" + strings.Repeat(", ?", width-1) + ")"
+	var q strings.Builder
+	q.Grow(len(prefix) + n*(len(row)+2))
+	q.WriteString(prefix)
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(row)
+	}
+	return q.String()
+}
+
+const (
+	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
+	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect) VALUES `
+)

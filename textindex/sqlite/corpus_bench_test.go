@@ -17,7 +17,8 @@ import (
 )
 
 // BenchmarkCrawledCorpus indexes the pages of an index built by a real
-// crawl, in batches of the sizes the crawler's indexer stage sees, into a
+// crawl, in batches of the sizes the crawler's indexer stage sees (up to
+// crawler.DefaultStoreBatchSize, 256, under load), into a
 // new index per round (opening excluded, closing with its final checkpoint
 // included). Generated text says little about FTS5's cost on real pages,
 // so the corpus is an index.db from `linksrus crawl --data DIR`, named by
@@ -40,7 +41,7 @@ func BenchmarkCrawledCorpus(b *testing.B) {
 		size int
 		docs []*textindex.Document
 		name string
-	}{{2, plain, "false"}, {7, plain, "false"}, {64, plain, "false"}, {2, hashed, "true"}, {7, hashed, "true"}, {64, hashed, "true"}} {
+	}{{7, plain, "false"}, {64, plain, "false"}, {256, plain, "false"}, {7, hashed, "true"}, {64, hashed, "true"}, {256, hashed, "true"}} {
 		size, docs := bc.size, bc.docs
 		b.Run(fmt.Sprintf("batch=%d/hashed=%s", size, bc.name), func(b *testing.B) {
 			var wall, cpu time.Duration

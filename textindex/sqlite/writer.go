@@ -165,6 +165,14 @@ const (
 			SELECT 1 FROM bodies c WHERE c.content_hash = ?6 AND c.canon
 			AND (c.redirect, length(CAST(c.url AS BLOB)), c.url) <= (?7, length(CAST(?2 AS BLOB)), ?2)))
 		RETURNING canon, (SELECT c.id FROM bodies c WHERE c.content_hash = ?6 AND c.canon AND c.id != ?1) AS d`
+	// stmtFindDocs finds the docs rows of LinkIDs (a JSON array of hex
+	// strings) and whether each has a stored document.
+	stmtFindDocs = `SELECT d.link_id, d.id, EXISTS (SELECT 1 FROM bodies b WHERE b.id = d.id)
+		FROM docs d WHERE d.link_id IN (SELECT unhex(value) FROM json_each(?))`
+	// stmtFindHashes finds which content hashes (a JSON array) a stored
+	// document has.
+	stmtFindHashes  = `SELECT DISTINCT content_hash FROM bodies WHERE content_hash IN (SELECT value FROM json_each(?))`
+	stmtLastDocID   = `SELECT coalesce(max(id), 0) FROM docs`
 	stmtNextInGroup = `SELECT id, title, content FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
@@ -181,7 +189,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	}
 	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
 	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtSetScore,
-		stmtNextInGroup, stmtSetCanon,
+		stmtNextInGroup, stmtSetCanon, stmtFindDocs, stmtFindHashes, stmtLastDocID,
 		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
