@@ -200,13 +200,15 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 	return nil
 }
 
-// insertRows runs prefix followed by rows of width parameters each, as
-// many rows a statement as SQLite's parameter limit allows.
-func insertRows(ctx context.Context, w *writer, prefix string, width int, args []any) error {
+// insertRows runs prefix followed by rows of width parameters each (and
+// suffix, if any), as many rows a statement as SQLite's parameter limit
+// allows.
+func insertRows(ctx context.Context, w *writer, prefix string, width int, args []any, suffix ...string) error {
 	perStmt := maxParams / width
 	for lo := 0; lo < len(args); lo += perStmt * width {
 		part := args[lo:min(lo+perStmt*width, len(args))]
-		if _, err := w.conn.ExecContext(ctx, rowsQuery(prefix, width, len(part)/width), part...); err != nil {
+		q := rowsQuery(prefix, width, len(part)/width) + strings.Join(suffix, "")
+		if _, err := w.conn.ExecContext(ctx, q, part...); err != nil {
 			return err
 		}
 	}
@@ -233,6 +235,8 @@ func rowsQuery(prefix string, width, n int) string {
 }
 
 const (
+	insertScoresPrefix = `INSERT INTO docs (link_id, page_rank) VALUES `
+	setScoresSuffix    = ` ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
 	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect) VALUES `
 )

@@ -60,13 +60,14 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	// A multi-row upsert per maxParams/2 scores: a statement a score cost
+	// a ranking of the rust documentation's 29,781 pages about 0.15 s.
+	args := make([]any, 0, 2*len(ids))
+	for n, id := range ids {
+		args = append(args, id[:], scores[n])
+	}
 	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
-		for n, id := range ids {
-			if err := w.exec(ctx, stmtSetScore, id[:], scores[n]); err != nil {
-				return fmt.Errorf("%s: %w", id, err)
-			}
-		}
-		return nil
+		return insertRows(ctx, w, insertScoresPrefix, 2, args, setScoresSuffix)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)
