@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -183,7 +184,18 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	if bg, ok := g.(BatchGraph); ok {
 		g = bg.ForBatch()
 	}
-	// Each page's own link, then the links it follows, then the others.
+	// Each page's own link, then the links it follows, then the others;
+	// the slices sized once for the batch (hundreds of pages, each with
+	// dozens of links) rather than grown link by link.
+	links, edges := 0, 0
+	for _, p := range b.pages {
+		links += 2 + len(p.Links) + len(p.NoFollowLinks)
+		edges += 1 + len(p.Links)
+	}
+	b.links = slices.Grow(b.links, links)
+	b.linkPtrs = slices.Grow(b.linkPtrs, links)
+	b.edges = slices.Grow(b.edges, edges)
+	b.edgePtrs = slices.Grow(b.edgePtrs, edges)
 	for _, p := range b.pages {
 		b.first = append(b.first, len(b.links))
 		// A redirected page is stored under its final URL; its original
