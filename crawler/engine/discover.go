@@ -81,13 +81,18 @@ func (b *discoveryBatch) UpsertLinks(links []*linkgraph.Link) error {
 // UpsertEdges implements crawler.Graph.
 func (b *discoveryBatch) UpsertEdges(edges []*linkgraph.Edge) error {
 	g := b.g
-	if err := g.Graph.UpsertEdges(edges); err != nil {
-		return err
-	}
+	// The links are followed before the edges are written: the frontier
+	// needs only their ends, and the pages they lead to can be on their
+	// way while the edges are stored (a round trip or two to a database
+	// server, for every hop of the crawl). A crash before the edges are
+	// stored leaves the page due again, to be stored again in full.
 	for _, e := range edges {
 		if err := b.follow(e.Src, e.Dst); err != nil {
 			return err
 		}
+	}
+	if err := g.Graph.UpsertEdges(edges); err != nil {
+		return err
 	}
 	if s := g.run.frontier.shared; s != nil {
 		// Before the pages are marked retrieved: a crash must not lose

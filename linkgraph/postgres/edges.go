@@ -14,14 +14,28 @@ import (
 	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 )
 
-// upsertEdgesSQL inserts a batch and refreshes existing edges; the foreign
-// keys make the whole statement fail if any edge names an unknown link.
+// upsertEdgesSQL inserts a batch and refreshes existing edges, unless an
+// edge names an unknown link: then it writes nothing and returns one row
+// with a NULL id. The check is one anti-join over the batch's distinct
+// ends, checked against the links table's primary key (see migration 0004
+// for why this replaced foreign keys).
 const upsertEdgesSQL = `
-INSERT INTO edges (id, src, dst, updated_at)
-SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
-ON CONFLICT (src, dst) DO UPDATE
-	SET updated_at = GREATEST(edges.updated_at, excluded.updated_at)
-RETURNING id, src, dst, updated_at`
+WITH input (id, src, dst, updated_at) AS (
+	SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
+), unknown AS (
+	SELECT count(*) AS n FROM (SELECT src AS id FROM input UNION SELECT dst FROM input) ends
+	WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = ends.id)
+), upserted AS (
+	INSERT INTO edges (id, src, dst, updated_at)
+	SELECT input.id, input.src, input.dst, input.updated_at FROM input, unknown WHERE unknown.n = 0
+	ORDER BY input.src, input.dst
+	ON CONFLICT (src, dst) DO UPDATE
+		SET updated_at = GREATEST(edges.updated_at, excluded.updated_at)
+	RETURNING id, src, dst, updated_at
+)
+SELECT id, src, dst, updated_at FROM upserted
+UNION ALL
+SELECT NULL, NULL, NULL, NULL FROM unknown WHERE n > 0`
 
 // UpsertEdge implements linkgraph.Graph.
 func (g *Graph) UpsertEdge(e *linkgraph.Edge) error {
@@ -77,28 +91,41 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		id uuid.UUID
 		at time.Time
 	}
-	var byKey map[graphutil.EdgeKey]stored
+	var (
+		byKey   map[graphutil.EdgeKey]stored
+		unknown bool
+	)
 	err = retry(g.ctx, func(ctx context.Context) error {
 		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats)
 		if err != nil {
 			return err
 		}
 		byKey = make(map[graphutil.EdgeKey]stored, n)
+		unknown = false
 		var (
-			id, src, dst uuid.UUID
-			at           time.Time
+			id, src, dst *uuid.UUID
+			at           *time.Time
 		)
 		_, err = pgx.ForEachRow(rows, []any{&id, &src, &dst, &at}, func() error {
-			byKey[graphutil.EdgeKey{Src: src, Dst: dst}] = stored{id, at.UTC()}
+			if id == nil || src == nil || dst == nil || at == nil {
+				unknown = true
+				return nil
+			}
+			byKey[graphutil.EdgeKey{Src: *src, Dst: *dst}] = stored{*id, at.UTC()}
 			return nil
 		})
 		return err
 	})
 	if isForeignKeyViolation(err) {
+		// A database migrated by an older program that still has the
+		// foreign keys (see migration 0004).
 		return fmt.Errorf("%w (%w)", linkgraph.ErrUnknownEdgeLinks, err)
 	}
 	if err != nil {
 		return err
+	}
+	if unknown {
+		return linkgraph.ErrUnknownEdgeLinks
 	}
 	for i, e := range edges {
 		s, ok := byKey[b.Keys[b.Index[i]]]

@@ -73,6 +73,17 @@
 //     supported; a statement reading a table its CTE modifies is
 //     supported (CockroachDB reads its own writes within a statement only
 //     through the CTE, which is what the NOT EXISTS uses).
+//   - Graph upserts of links never retrieved: the same shape with
+//     INSERT … ON CONFLICT DO NOTHING … RETURNING: supported.
+//   - Graph upserts of edges: a CTE counting the batch's ends missing
+//     from links (UNION of two columns, NOT EXISTS), an INSERT … SELECT
+//     from the input cross the count, ORDER BY, ON CONFLICT DO UPDATE …
+//     RETURNING in a CTE, and UNION ALL of its rows with a marker row:
+//     supported.
+//   - Migration 0004 (ALTER TABLE … DROP CONSTRAINT IF EXISTS): supported;
+//     CockroachDB may have named the foreign keys of migration 0001
+//     otherwise (fk_src_ref_links in older versions), in which case they
+//     stay, which costs speed, not correctness.
 //   - No advisory lock is taken in the claim path (the migration lock is
 //     PostgreSQL-only, as before).
 package postgres

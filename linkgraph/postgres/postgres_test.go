@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph"
@@ -136,5 +137,58 @@ func TestRetry(t *testing.T) {
 	err = retry(ctx, func(context.Context) error { return conflict })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("retry with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+// Migration 0004 takes the edges' foreign keys away, from a database that
+// has them, and the upsert's own check still refuses edges to unknown
+// links.
+func TestMigrationDropsEdgeForeignKeys(t *testing.T) {
+	dsn := testDatabase(t)
+	g, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	ctx := t.Context()
+	foreignKeys := func(g *Graph) int {
+		var n int
+		err := g.pool.QueryRow(ctx, `SELECT count(*) FROM pg_constraint WHERE conrelid = 'edges'::regclass AND contype = 'f'`).Scan(&n)
+		if err != nil {
+			t.Fatalf("count foreign keys: %v", err)
+		}
+		return n
+	}
+	if n := foreignKeys(g); n != 0 {
+		t.Fatalf("a new database has %d foreign keys on edges", n)
+	}
+	// A database as migration 0003 left it.
+	for _, q := range []string{
+		`ALTER TABLE edges ADD CONSTRAINT edges_src_fkey FOREIGN KEY (src) REFERENCES links (id)`,
+		`ALTER TABLE edges ADD CONSTRAINT edges_dst_fkey FOREIGN KEY (dst) REFERENCES links (id)`,
+		`DELETE FROM linkgraph_schema_migrations WHERE version = 4`,
+	} {
+		if _, err := g.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	g.Close()
+	if g, err = Open(ctx, dsn); err != nil {
+		t.Fatalf("Open again: %v", err)
+	}
+	defer g.Close()
+	if n := foreignKeys(g); n != 0 {
+		t.Fatalf("%d foreign keys on edges after migrating", n)
+	}
+	a := &linkgraph.Link{URL: "https://example.com/a"}
+	if err := g.UpsertLink(a); err != nil {
+		t.Fatal(err)
+	}
+	err = g.UpsertEdges([]*linkgraph.Edge{{Src: a.ID, Dst: a.ID}, {Src: a.ID, Dst: uuid.New()}})
+	if !errors.Is(err, linkgraph.ErrUnknownEdgeLinks) {
+		t.Fatalf("UpsertEdges to an unknown link: %v, want ErrUnknownEdgeLinks", err)
+	}
+	var edges int
+	if err := g.pool.QueryRow(ctx, `SELECT count(*) FROM edges`).Scan(&edges); err != nil || edges != 0 {
+		t.Fatalf("%d edges stored by a refused batch (%v)", edges, err)
 	}
 }
