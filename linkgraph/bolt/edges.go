@@ -52,7 +52,8 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	})
 	stored := make([]int64, len(b.Keys)) // in the order of order
 	err = g.db.update(func(tx *bbolt.Tx) error {
-		w := &sourceWriter{links: tx.Bucket(bucketLinks), out: tx.Bucket(bucketOut)}
+		out := tx.Bucket(bucketOut)
+		w := &sourceWriter{links: newSeeker(tx.Bucket(bucketLinks)), out: out, outs: newSeeker(out)}
 		for start := 0; start < len(order); {
 			src := b.Keys[order[start]].Src
 			end := start + 1
@@ -83,15 +84,17 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 
 // sourceWriter merges a batch's edges into their sources' records.
 type sourceWriter struct {
-	links, out *bbolt.Bucket
-	ups        []edgeUpdate // reused for each source
+	links seeker        // the links, to check that edges' ends exist
+	out   *bbolt.Bucket // the records written
+	outs  seeker        // and read
+	ups   []edgeUpdate  // reused for each source
 }
 
 // upsert merges the edges b.Keys[i] for i in idx, all leaving src and
 // sorted by destination, into src's record, and fills stored with their
 // times after the merge.
 func (w *sourceWriter) upsert(b *graphutil.EdgeBatch, src uuid.UUID, idx []int, stored []int64) error {
-	if w.links.Get(src[:]) == nil {
+	if w.links.get(src[:]) == nil {
 		k := b.Keys[idx[0]]
 		return fmt.Errorf("edge %s -> %s: %w", k.Src, k.Dst, linkgraph.ErrUnknownEdgeLinks)
 	}
@@ -100,7 +103,7 @@ func (w *sourceWriter) upsert(b *graphutil.EdgeBatch, src uuid.UUID, idx []int, 
 		w.ups = append(w.ups, edgeUpdate{dst: b.Keys[i].Dst, micros: b.UpdatedAt[i].UnixMicro()})
 	}
 	var rec edgeRecord
-	if v := w.out.Get(src[:]); v != nil {
+	if v := w.outs.get(src[:]); v != nil {
 		var err error
 		if rec, err = checkEdgeRecord(src[:], v); err != nil {
 			return err
@@ -110,7 +113,7 @@ func (w *sourceWriter) upsert(b *graphutil.EdgeBatch, src uuid.UUID, idx []int, 
 	// were checked when they were added, and links are never deleted. A
 	// recrawled page mostly links where it did before.
 	merged, changed, err := mergeEdges(rec, w.ups, stored, func(dst uuid.UUID) error {
-		if w.links.Get(dst[:]) == nil {
+		if w.links.get(dst[:]) == nil {
 			return fmt.Errorf("edge %s -> %s: %w", src, dst, linkgraph.ErrUnknownEdgeLinks)
 		}
 		return nil

@@ -61,6 +61,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 	// and a batch of n links cost O(n²) (a 40,000-link page took seconds).
 	err = g.db.update(func(tx *bbolt.Tx) error {
 		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
+		links, urls := newSeeker(linksB), newSeeker(urlsB)
 		order := make([]int, len(b.URLs))
 		for i := range order {
 			order[i] = i
@@ -74,12 +75,12 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		for _, i := range order {
 			u := b.URLs[i]
 			key := []byte(u)
-			if v := urlsB.Get(key); v != nil {
+			if v := urls.get(key); v != nil {
 				if len(v) != 16 {
 					return fmt.Errorf("corrupt URL index entry for %q", u)
 				}
 				id := uuid.UUID(v)
-				l, err := decodeLink(id[:], linksB.Get(id[:]))
+				l, err := decodeLink(id[:], links.get(id[:]))
 				if err != nil {
 					return fmt.Errorf("link %s: %w", id, err)
 				}
@@ -129,14 +130,14 @@ func setStored(links []*linkgraph.Link, b *graphutil.LinkBatch, stored []linkgra
 func (g *Graph) lookupLinks(b *graphutil.LinkBatch, stored []linkgraph.Link) (bool, error) {
 	complete := true
 	err := g.db.view(func(tx *bbolt.Tx) error {
-		linksB, urlsB := tx.Bucket(bucketLinks), tx.Bucket(bucketURLs)
+		links, urls := newSeeker(tx.Bucket(bucketLinks)), newSeeker(tx.Bucket(bucketURLs))
 		for i, u := range b.URLs {
-			v := urlsB.Get([]byte(u))
+			v := urls.get([]byte(u))
 			if len(v) != 16 {
 				complete = false
 				return nil
 			}
-			l, err := decodeLink(v, linksB.Get(v))
+			l, err := decodeLink(v, links.get(v))
 			if err != nil {
 				return fmt.Errorf("link %x: %w", v, err)
 			}
@@ -202,4 +203,22 @@ func newLinkID() (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("new link ID: %w", err)
 	}
 	return id, nil
+}
+
+// seeker looks keys up in one bucket through one cursor, for the many
+// lookups of a batch (a crawl's batch checks thousands of links): a
+// Bucket.Get makes a new cursor, and allocates its stack, for every key.
+// A Seek starts from the bucket's root, so the bucket may be written
+// between lookups.
+type seeker struct{ c *bbolt.Cursor }
+
+func newSeeker(b *bbolt.Bucket) seeker { return seeker{b.Cursor()} }
+
+// get returns the value of key, or nil if the bucket lacks it.
+func (s seeker) get(key []byte) []byte {
+	k, v := s.c.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
 }
