@@ -38,7 +38,11 @@ func checkRawTagNames(t *testing.T, body []byte) {
 		raw := string(z.Raw())
 		gotAtom, gotNostyle := rawTagAtom(z.Raw(), tt == html.EndTagToken)
 		name, _ := z.TagName()
-		if want := atom.Lookup(name); gotAtom != want || gotNostyle != (string(name) == "nostyle") {
+		want := atom.Lookup(name)
+		if textAtom([]byte(want.String())) != want {
+			want = 0 // a tag the text scan treats as an unknown one
+		}
+		if gotAtom != want || gotNostyle != (string(name) == "nostyle") {
 			t.Fatalf("tag %q: rawTagAtom %v (nostyle %v), TagName %q gives %v", raw, gotAtom, gotNostyle, name, want)
 		}
 		if tt == html.EndTagToken {

@@ -185,8 +185,8 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 }
 
 // rawTagAtom returns the atom of the tag whose raw text is raw ("<p
-// class=x>", or "</p>" for an end tag), and whether it is a <nostyle>
-// (which has no atom). The name is read where and as the tokenizer reads
+// class=x>", or "</p>" for an end tag) as textAtom gives it, and whether
+// it is a <nostyle> (which has no atom). The name is read where and as the tokenizer reads
 // it (see rawName), lower-cased in a buffer of its own: the tokenizer's
 // TagName allocates a copy of every tag's name, which on a page of many
 // tags cost the text scan a third of its time.
@@ -195,9 +195,9 @@ func rawTagAtom(raw []byte, end bool) (a atom.Atom, nostyle bool) {
 		raw = raw[1:] // the name follows "</"
 	}
 	name := rawName(raw)
-	var lower [maxTagAtomLen]byte
+	var lower [maxTextTagLen]byte
 	if len(name) > len(lower) {
-		return 0, false // longer than any atom
+		return 0, false // longer than any name textAtom knows
 	}
 	for i, c := range name {
 		if 'A' <= c && c <= 'Z' {
@@ -205,13 +205,124 @@ func rawTagAtom(raw []byte, end bool) (a atom.Atom, nostyle bool) {
 		}
 		lower[i] = c
 	}
-	a = atom.Lookup(lower[:len(name)])
+	a = textAtom(lower[:len(name)])
 	return a, a == 0 && string(lower[:len(name)]) == "nostyle"
 }
 
-// maxTagAtomLen is the longest name with an atom (atom.Lookup gives none
-// to longer ones).
-const maxTagAtomLen = 25
+// textAtom returns the atom of name, a lower-case tag name, if it is one
+// of the elements the text scan treats apart (see token: inline elements,
+// elements hiding their content, body, svg and math), and 0 for any other
+// tag, which the scan treats as it treats an unknown one. A switch over
+// these few names costs less than atom.Lookup over all of them.
+func textAtom(name []byte) atom.Atom {
+	switch string(name) {
+	case "a":
+		return atom.A
+	case "abbr":
+		return atom.Abbr
+	case "b":
+		return atom.B
+	case "bdi":
+		return atom.Bdi
+	case "bdo":
+		return atom.Bdo
+	case "big":
+		return atom.Big
+	case "body":
+		return atom.Body
+	case "cite":
+		return atom.Cite
+	case "code":
+		return atom.Code
+	case "data":
+		return atom.Data
+	case "del":
+		return atom.Del
+	case "dfn":
+		return atom.Dfn
+	case "em":
+		return atom.Em
+	case "font":
+		return atom.Font
+	case "frame":
+		return atom.Frame
+	case "frameset":
+		return atom.Frameset
+	case "i":
+		return atom.I
+	case "iframe":
+		return atom.Iframe
+	case "ins":
+		return atom.Ins
+	case "kbd":
+		return atom.Kbd
+	case "label":
+		return atom.Label
+	case "mark":
+		return atom.Mark
+	case "math":
+		return atom.Math
+	case "nobr":
+		return atom.Nobr
+	case "noembed":
+		return atom.Noembed
+	case "noframes":
+		return atom.Noframes
+	case "noscript":
+		return atom.Noscript
+	case "object":
+		return atom.Object
+	case "q":
+		return atom.Q
+	case "rp":
+		return atom.Rp
+	case "rt":
+		return atom.Rt
+	case "ruby":
+		return atom.Ruby
+	case "s":
+		return atom.S
+	case "samp":
+		return atom.Samp
+	case "script":
+		return atom.Script
+	case "small":
+		return atom.Small
+	case "span":
+		return atom.Span
+	case "strike":
+		return atom.Strike
+	case "strong":
+		return atom.Strong
+	case "style":
+		return atom.Style
+	case "sub":
+		return atom.Sub
+	case "sup":
+		return atom.Sup
+	case "svg":
+		return atom.Svg
+	case "template":
+		return atom.Template
+	case "time":
+		return atom.Time
+	case "title":
+		return atom.Title
+	case "tt":
+		return atom.Tt
+	case "u":
+		return atom.U
+	case "var":
+		return atom.Var
+	case "wbr":
+		return atom.Wbr
+	}
+	return 0
+}
+
+// maxTextTagLen is the length of the longest name textAtom knows
+// ("frameset", "noframes", "noscript", "template").
+const maxTextTagLen = 8
 
 // cleanTextBytes collapses every run of whitespace (Unicode's, so
 // non-breaking spaces too) into one space, trims the ends, and replaces each
