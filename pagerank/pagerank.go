@@ -35,6 +35,14 @@ type Graph interface {
 	Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error)
 }
 
+// EdgePairer is a Graph that can also list its edges as bare pairs of
+// link IDs, in bulk, which Compute then reads instead of whole
+// linkgraph.Edges (the embedded bolt graph can): building an Edge, with its
+// ID, only to read its ends was most of ranking a crawled graph.
+type EdgePairer interface {
+	EdgePairs(updatedBefore time.Time, fn func(src, dst uuid.UUID) error) error
+}
+
 // Options configure Compute. Zero fields take the defaults above.
 type Options struct {
 	Damping       float64
@@ -123,38 +131,38 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	edges := newEdgeStore(o.MemoryLimit, o.TempDir)
 	defer edges.close()
 	out := make([]uint32, n)
-	eit, err := g.Edges(uuid.Nil, uuid.Nil, far)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: read edges: %w", err)
-	}
-	// Backends list a page's edges together: its number is looked up once.
+	// add records the edge src → dst; links added since the links were
+	// read are left out. A source's edges come together: its number is
+	// looked up once.
 	var (
 		lastSrc uuid.UUID
 		s       uint32
 		srcOK   bool
 	)
-	for eit.Next() {
-		e := eit.Edge()
-		if e.Src != lastSrc || res.Edges == 0 {
-			lastSrc = e.Src
-			s, srcOK = index[e.Src]
+	add := func(src, dst uuid.UUID) error {
+		if src != lastSrc || res.Edges == 0 {
+			lastSrc = src
+			s, srcOK = index[src]
 		}
-		d, dstOK := index[e.Dst]
+		d, dstOK := index[dst]
 		if !srcOK || !dstOK {
-			continue // a link added since the links were read
+			return nil
 		}
 		if err := edges.add(s, d); err != nil {
-			eit.Close()
-			return nil, err
+			return err
 		}
 		out[s]++
 		res.Edges++
 		if res.Edges%65536 == 0 && ctx.Err() != nil {
-			eit.Close()
-			return nil, fmt.Errorf("pagerank: %w", ctx.Err())
+			return ctx.Err()
 		}
+		return nil
 	}
-	if err := errors.Join(eit.Error(), eit.Close()); err != nil {
+	if pg, ok := g.(EdgePairer); ok {
+		if err := pg.EdgePairs(far, add); err != nil {
+			return nil, fmt.Errorf("pagerank: read edges: %w", err)
+		}
+	} else if err := readEdges(g, far, add); err != nil {
 		return nil, fmt.Errorf("pagerank: read edges: %w", err)
 	}
 	index = nil // the pairs are all that is needed from here on
@@ -209,6 +217,23 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	}
 	res.Scores = rank
 	return res, nil
+}
+
+// readEdges calls add with the ends of every edge of g updated before
+// before, through its EdgeIterator.
+func readEdges(g Graph, before time.Time, add func(src, dst uuid.UUID) error) error {
+	it, err := g.Edges(uuid.Nil, uuid.Nil, before)
+	if err != nil {
+		return err
+	}
+	for it.Next() {
+		e := it.Edge()
+		if err := add(e.Src, e.Dst); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
 }
 
 // inEdges is the graph's edges grouped by target (compressed sparse rows):

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -279,5 +281,60 @@ func BenchmarkCompute(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// pairGraph is a graph that lists its edges as pairs too (as the bolt
+// graph does), counting the pairs it lists, and failing after failAfter
+// of them if that is set.
+type pairGraph struct {
+	*memory.Graph
+	pairs     int
+	failAfter int
+}
+
+var errPairs = errors.New("pairs failed")
+
+func (g *pairGraph) EdgePairs(before time.Time, fn func(src, dst uuid.UUID) error) error {
+	it, err := g.Edges(uuid.Nil, uuid.Nil, before)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		if g.failAfter > 0 && g.pairs == g.failAfter {
+			return errPairs
+		}
+		g.pairs++
+		if err := fn(it.Edge().Src, it.Edge().Dst); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// A graph that lists its edges as pairs is read that way, and ranks as
+// when read edge by edge; its errors end Compute.
+func TestComputeReadsEdgePairs(t *testing.T) {
+	edges := randomGraph(rand.New(rand.NewPCG(9, 10)), 60)
+	g, _ := graphOf(t, 60, edges)
+	want, err := pagerank.Compute(context.Background(), g, pagerank.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := &pairGraph{Graph: g}
+	got, err := pagerank.Compute(context.Background(), pg, pagerank.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.pairs != len(edges) || got.Edges != int64(len(edges)) {
+		t.Fatalf("%d pairs listed, %d edges ranked; want %d", pg.pairs, got.Edges, len(edges))
+	}
+	if !slices.Equal(got.IDs, want.IDs) || !slices.Equal(got.Scores, want.Scores) {
+		t.Fatalf("ranks differ read as pairs")
+	}
+	pg = &pairGraph{Graph: g, failAfter: 5}
+	if _, err := pagerank.Compute(context.Background(), pg, pagerank.Options{}); !errors.Is(err, errPairs) {
+		t.Fatalf("Compute = %v, want the pairs' error", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -154,5 +155,66 @@ func TestNewLinkIDsAreTimeOrdered(t *testing.T) {
 			}
 		}
 		prev = greatest
+	}
+}
+
+// EdgePairs lists what Edges lists, ends only, with the same time bound,
+// and stops at its function's error.
+func TestEdgePairs(t *testing.T) {
+	g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	links := make([]*linkgraph.Link, 5)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: "http://example.com/" + strconv.Itoa(i)}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Truncate(time.Second)
+	var edges []*linkgraph.Edge
+	for i, src := range links {
+		for j, dst := range links {
+			if (i+j)%2 == 0 {
+				edges = append(edges, &linkgraph.Edge{Src: src.ID, Dst: dst.ID, UpdatedAt: base.Add(time.Duration(i) * time.Minute)})
+			}
+		}
+	}
+	if err := g.UpsertEdges(edges); err != nil {
+		t.Fatal(err)
+	}
+	type pair struct{ src, dst uuid.UUID }
+	for _, before := range []time.Time{base, base.Add(2*time.Minute + time.Second), base.Add(time.Hour)} {
+		var want, got []pair
+		it, err := g.Edges(uuid.Nil, uuid.Nil, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it.Next() {
+			want = append(want, pair{it.Edge().Src, it.Edge().Dst})
+		}
+		if err := errors.Join(it.Error(), it.Close()); err != nil {
+			t.Fatal(err)
+		}
+		err = g.EdgePairs(before, func(src, dst uuid.UUID) error {
+			got = append(got, pair{src, dst})
+			return nil
+		})
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("EdgePairs(%v) = %v, %v; Edges lists %v", before.Sub(base), got, err, want)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	err = g.EdgePairs(base.Add(time.Hour), func(uuid.UUID, uuid.UUID) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Fatalf("EdgePairs = %v after %d pairs, want the function's error after 3", err, n)
 	}
 }

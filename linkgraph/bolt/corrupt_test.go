@@ -87,6 +87,7 @@ func useDamaged(t *testing.T, path string) (corrupt bool) {
 		note(eit.Error())
 		eit.Close()
 	}
+	note(g.EdgePairs(time.Now().Add(time.Hour), func(uuid.UUID, uuid.UUID) error { return nil }))
 	note(g.UpsertLinks([]*linkgraph.Link{{URL: "https://example.com/new"}}))
 	return corrupt
 }

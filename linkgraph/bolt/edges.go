@@ -139,6 +139,44 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	return graphutil.EdgeIterator{Pager: graphutil.NewPager(s.fetch)}, nil
 }
 
+// EdgePairs calls fn with the ends of every edge updated before
+// updatedBefore, source by source, in one read transaction, and stops at
+// fn's first error. It is the bulk read of a job that wants the graph's
+// shape and nothing more, such as ranking it (package pagerank reads a
+// graph that has it this way): Edges builds a linkgraph.Edge for every
+// edge, with its derived ID, a page at a time, which was most of the time
+// a ranking of the rust documentation's 736,637 edges took.
+func (g *Graph) EdgePairs(updatedBefore time.Time, fn func(src, dst uuid.UUID) error) error {
+	before := graphutil.Bound(updatedBefore).UnixMicro()
+	err := g.db.view(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketOut).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			rec, err := checkEdgeRecordShape(k, v)
+			if err != nil {
+				return err
+			}
+			src := uuid.UUID(k)
+			for i := range rec.len() {
+				if i > 0 {
+					if err := rec.checkOrder(k, i); err != nil {
+						return err
+					}
+				}
+				if rec.micros(i) < before {
+					if err := fn(src, uuid.UUID(rec.dst(i))); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bolt graph: edge pairs: %w", err)
+	}
+	return nil
+}
+
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
 	before := graphutil.Bound(updatedBefore).UnixMicro()
