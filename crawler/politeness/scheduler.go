@@ -93,7 +93,14 @@ type hostState[T any] struct {
 	pending int
 	// paused hosts hand out no queued items (Pause); requests outside the
 	// queue (Acquire) still go.
-	paused     bool
+	paused bool
+	// acquiring counts Acquire calls waiting for a slot on the host. The
+	// next slot freed is theirs: no queued item is handed out (Next) and
+	// TryAcquire fails meanwhile. The few requests made outside the queue
+	// (robots.txt, a sitemap) decide what the queued pages do, and a busy
+	// queue, whose workers retake every slot the moment it is freed, would
+	// otherwise keep them waiting behind all of its items.
+	acquiring  int
 	idleSince  time.Time
 	where      int
 	readyLevel int // the ready list h is in, if where == inReady
@@ -294,14 +301,23 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 // is idempotent. Acquire keeps working after Close, so that requests of
 // items already handed out can finish.
 func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func(), err error) {
+	waiting := false // counted in h.acquiring
 	for {
 		s.mu.Lock()
 		now := time.Now()
 		h := s.host(host, now)
 		if s.canStart(h, now) {
 			release := s.start(h, now)
+			if waiting {
+				h.acquiring--
+				s.schedule(h, now) // its queued items may go again
+			}
 			s.mu.Unlock()
 			return release, nil
+		}
+		if !waiting {
+			waiting = true
+			h.acquiring++
 		}
 		wait := s.waitChan()
 		var d time.Duration = -1
@@ -310,6 +326,11 @@ func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func()
 		}
 		s.mu.Unlock()
 		if err := sleep(ctx, wait, d); err != nil {
+			s.mu.Lock()
+			h.acquiring--
+			s.schedule(h, time.Now())
+			s.broadcast()
+			s.mu.Unlock()
 			return nil, fmt.Errorf("politeness: acquire %s: %w", host, err)
 		}
 	}
@@ -326,7 +347,7 @@ func (s *Scheduler[T]) TryAcquire(host string) (release func(), retryAt time.Tim
 	defer s.mu.Unlock()
 	now := time.Now()
 	h := s.host(host, now)
-	if s.canStart(h, now) {
+	if h.acquiring == 0 && s.canStart(h, now) {
 		return s.start(h, now), time.Time{}, true
 	}
 	if h.inFlight < s.opts.MaxInFlight && now.Before(h.nextStart) {
@@ -489,7 +510,7 @@ func (s *Scheduler[T]) canStart(h *hostState[T], now time.Time) bool {
 // canHandOut reports whether Next may hand out one of h's items now.
 // s.mu must be held.
 func (s *Scheduler[T]) canHandOut(h *hostState[T], now time.Time) bool {
-	return !h.paused && s.canStart(h, now)
+	return !h.paused && h.acquiring == 0 && s.canStart(h, now)
 }
 
 // delayOf is h's effective delay. s.mu must be held.
@@ -534,9 +555,10 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 // free slot and is not scheduled yet. s.mu must be held.
 func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
 	if h.where != nowhere || h.queued == 0 || h.inFlight >= s.opts.MaxInFlight || h.paused ||
-		(h.pending > 0 && s.delayOf(h) > 0) {
-		// Not schedulable until a slot is freed, Resume, or the pending
-		// lease starts; each of those schedules h again.
+		h.acquiring > 0 || (h.pending > 0 && s.delayOf(h) > 0) {
+		// Not schedulable until a slot is freed, Resume, the pending
+		// lease starts or the waiting Acquire gets its slot; each of
+		// those schedules h again.
 		return
 	}
 	if now.Before(h.nextStart) {
@@ -589,7 +611,7 @@ func (s *Scheduler[T]) sweep(now time.Time) {
 	}
 	s.lastSweep = now
 	for name, h := range s.hosts {
-		if h.where == nowhere && h.inFlight == 0 && h.queued == 0 && !h.paused &&
+		if h.where == nowhere && h.inFlight == 0 && h.queued == 0 && !h.paused && h.acquiring == 0 &&
 			now.Sub(h.idleSince) >= s.opts.IdleTTL && !now.Before(h.nextStart) {
 			delete(s.hosts, name)
 		}

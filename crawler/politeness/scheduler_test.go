@@ -214,6 +214,87 @@ func TestAcquire(t *testing.T) {
 	}
 }
 
+// An Acquire waiting for a busy host gets the next slot freed there before
+// the host's queued items (and TryAcquire), however many workers wait for
+// them; a waiter that gives up lets the items go again.
+func TestAcquireGoesBeforeQueuedItems(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1})
+	ctx := context.Background()
+	const workers = 16
+	for i := range workers + 1 {
+		_ = s.Push(ctx, "h", fmt.Sprint(i))
+	}
+	first, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Start()
+	// Workers wait for the host's next items, as a crawl's do.
+	order := make(chan string, workers+1)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			l, err := s.Next(ctx)
+			if err != nil {
+				return
+			}
+			l.Start()
+			order <- "item"
+			l.Release()
+		})
+	}
+	acquired := make(chan struct{})
+	go func() {
+		rel, err := s.Acquire(ctx, "h")
+		if err != nil {
+			t.Error(err)
+			close(acquired)
+			return
+		}
+		order <- "acquire"
+		if _, _, ok := s.TryAcquire("h"); ok {
+			t.Error("TryAcquire took a slot the Acquire holds")
+		}
+		rel()
+		close(acquired)
+	}()
+	time.Sleep(20 * time.Millisecond) // the Acquire is waiting
+	if _, _, ok := s.TryAcquire("h"); ok {
+		t.Fatal("TryAcquire took a busy host's slot")
+	}
+	first.Release()
+	<-acquired
+	wg.Wait()
+	close(order)
+	var got []string
+	for v := range order {
+		got = append(got, v)
+	}
+	if len(got) != workers+1 || got[0] != "acquire" {
+		t.Fatalf("order = %v, want the Acquire first, then the items", got)
+	}
+
+	// A waiter that gives up leaves the host to its items.
+	_ = s.Push(ctx, "h", "later")
+	busy, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.Acquire(short, "h"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire on a busy host = %v", err)
+	}
+	busy()
+	next, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel2()
+	l, err := s.Next(next)
+	if err != nil {
+		t.Fatalf("Next after the waiter gave up: %v", err)
+	}
+	l.Release()
+}
+
 func TestCloseAndContext(t *testing.T) {
 	s := newSched(t, Options{})
 	ctx := context.Background()
