@@ -22,7 +22,9 @@ import (
 // For a batch it makes, in this order:
 //
 //  1. one UpsertLinks for every link found on the pages and the pages
-//     themselves, to get their IDs (the pages' RetrievedAt unchanged);
+//     themselves, to get their IDs (the pages' RetrievedAt unchanged),
+//     but the found links whose IDs the graph knows without it (see
+//     KnownLinks);
 //  2. one UpsertEdges for an edge from each page to each link it follows
 //     (no-follow links are stored without an edge);
 //  3. a RemoveStaleEdges for each page that was retrieved before, deleting
@@ -211,8 +213,24 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			b.links = append(b.links, linkgraph.Link{URL: p.URL})
 		}
 	}
-	for i := range b.links {
-		b.linkPtrs = append(b.linkPtrs, &b.links[i])
+	// The links the graph already knows the ID of are left out; a page's
+	// own link (and a redirect's alias) always goes.
+	known, _ := g.(KnownLinks)
+	for i, p := range b.pages {
+		b.linkPtrs = append(b.linkPtrs, &b.links[b.first[i]])
+		found := b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)]
+		for j := range found {
+			if known != nil {
+				if id, ok := known.KnownLinkID(found[j].URL); ok {
+					found[j].ID = id
+					continue
+				}
+			}
+			b.linkPtrs = append(b.linkPtrs, &found[j])
+		}
+		if p.redirected() {
+			b.linkPtrs = append(b.linkPtrs, &b.links[b.first[i]+1+len(found)])
+		}
 	}
 	if err := g.UpsertLinks(b.linkPtrs); err != nil {
 		return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)

@@ -82,6 +82,19 @@ type RedirectRecorder interface {
 	Redirected(from, to uuid.UUID)
 }
 
+// KnownLinks is implemented by a Graph (or the view a BatchGraph gives)
+// that knows the IDs of some links without asking its store, and needs
+// nothing back from the store about them: the crawl engine's view knows
+// the links its run has already queued or fetched. Most links a page is
+// found to have are such links (a site's navigation, on every page), so
+// the graph updater leaves those out of UpsertLinks and takes their IDs
+// from KnownLinkID; a page's own link, whose stored state it reads, is
+// always upserted.
+type KnownLinks interface {
+	// KnownLinkID returns the ID of the link with the URL, if known.
+	KnownLinkID(url string) (uuid.UUID, bool)
+}
+
 //go:generate mockgen -typed -destination=mocks/indexer.go -package=mocks github.com/linksrus/linksrus/crawler Indexer
 
 // Indexer is the part of a text index the crawler writes to; every

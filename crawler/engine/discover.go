@@ -32,18 +32,52 @@ type discoveringGraph struct {
 	// referrers keeps a few pages linking to each queued link
 	// (Options.Referrers).
 	referrers map[uuid.UUID][]uuid.UUID
+
+	// known maps the URLs of links the run has claimed (queued or
+	// fetched) to their IDs: the crawler need not upsert them again to
+	// link to them (crawler.KnownLinks), and discovery would pass them
+	// by. At most maxKnownLinks are kept; beyond, the map starts over.
+	knownMu sync.RWMutex
+	known   map[string]uuid.UUID
 }
+
+// maxKnownLinks bounds discoveringGraph.known: about 30 MB of URLs and IDs.
+const maxKnownLinks = 1 << 18
 
 func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 	return &discoveringGraph{
 		Graph:     g,
 		run:       run,
 		referrers: make(map[uuid.UUID][]uuid.UUID),
+		known:     make(map[string]uuid.UUID),
 	}
+}
+
+// knowLink records the ID of a link the run has claimed.
+func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
+	g.knownMu.Lock()
+	defer g.knownMu.Unlock()
+	if len(g.known) >= maxKnownLinks {
+		clear(g.known)
+	}
+	g.known[url] = id
+}
+
+// KnownLinkID implements crawler.KnownLinks: a link the run has claimed
+// is known by its ID, and as it cannot be queued again, discovery has no
+// use for the rest of what the graph stores of it.
+func (g *discoveringGraph) KnownLinkID(url string) (uuid.UUID, bool) {
+	g.knownMu.RLock()
+	defer g.knownMu.RUnlock()
+	id, ok := g.known[url]
+	return id, ok
 }
 
 // ForBatch implements crawler.BatchGraph.
 func (g *discoveringGraph) ForBatch() crawler.Graph { return &discoveryBatch{g: g} }
+
+// KnownLinkID implements crawler.KnownLinks.
+func (b *discoveryBatch) KnownLinkID(url string) (uuid.UUID, bool) { return b.g.KnownLinkID(url) }
 
 // discoveryBatch is the view of a discoveringGraph that stores one batch
 // of pages. It is used by one goroutine at a time.
@@ -65,7 +99,11 @@ func (b *discoveryBatch) UpsertLinks(links []*linkgraph.Link) error {
 		return err
 	}
 	for _, l := range links {
-		if !l.RetrievedAt.Before(g.run.cutoff) || g.run.frontier.isSeen(l.URL) {
+		if g.run.frontier.isSeen(l.URL) {
+			g.knowLink(l.URL, l.ID)
+			continue
+		}
+		if !l.RetrievedAt.Before(g.run.cutoff) {
 			continue
 		}
 		if b.candidates == nil {
@@ -160,6 +198,9 @@ func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
 	default:
 		if _, err := r.frontier.add(cand, depth); err != nil {
 			return err
+		}
+		if r.frontier.isSeen(cand.URL) {
+			g.knowLink(cand.URL, cand.ID)
 		}
 	}
 	delete(b.candidates, dst)
