@@ -19,48 +19,42 @@ import (
 // retrieved_at, with its validators. Rows whose retrieved_at would not
 // change are not rewritten (an update writes a new row version and its
 // index entries): DO UPDATE … WHERE only locks them, so that a concurrent
-// upsert of the same URL waits and then sees this ID. The second half of
-// the statement reads back those rows; a row that a concurrent transaction
-// committed after this statement's snapshot is invisible to it, and
-// upsertLinks reads it again.
-const upsertLinksSQL = `
+// upsert of the same URL waits and then sees this ID.
+var upsertLinksSQL = linksSQL(`DO UPDATE SET retrieved_at = excluded.retrieved_at,
+		etag = excluded.etag, last_modified = excluded.last_modified
+		WHERE links.retrieved_at < excluded.retrieved_at`)
+
+// insertFoundSQL is upsertLinksSQL for links never retrieved (a zero
+// retrieved_at), most of a crawl's writes: the links its pages were found
+// to have, many of them known already. Such a link can change no stored
+// row, so a conflict does nothing, where DO UPDATE … WHERE would lock the
+// row, which writes to it: a batch of links all known takes about 0.8 of
+// the time (BenchmarkGraph/UpsertLinksKnown: 1.15-1.25x the links a
+// second). A URL another transaction is inserting is waited for as with
+// DO UPDATE, then read again by upsertLinks.
+var insertFoundSQL = linksSQL(`DO NOTHING`)
+
+// linksSQL returns the statement that inserts a batch of links, resolving
+// a URL already present by onConflict, and returns every link of the
+// batch as stored: the rows it inserted or changed, then the others read
+// back. A row that a concurrent transaction committed after the
+// statement's snapshot is invisible to that second half, and upsertLinks
+// reads it again.
+func linksSQL(onConflict string) string {
+	return `
 WITH input (id, url, retrieved_at, etag, last_modified) AS (
 	SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[], $4::TEXT[], $5::TEXT[])
 ), changed AS (
 	INSERT INTO links (id, url, retrieved_at, etag, last_modified)
 	SELECT id, url, retrieved_at, etag, last_modified FROM input
-	ON CONFLICT (url) DO UPDATE SET retrieved_at = excluded.retrieved_at,
-		etag = excluded.etag, last_modified = excluded.last_modified
-		WHERE links.retrieved_at < excluded.retrieved_at
+	ON CONFLICT (url) ` + onConflict + `
 	RETURNING id, url, retrieved_at, etag, last_modified
 )
 SELECT id, url, retrieved_at, etag, last_modified FROM changed
 UNION ALL
 SELECT l.id, l.url, l.retrieved_at, l.etag, l.last_modified FROM links l JOIN input i ON l.url = i.url
 WHERE NOT EXISTS (SELECT 1 FROM changed c WHERE c.url = l.url)`
-
-// insertFoundSQL is upsertLinksSQL for links never retrieved (a zero
-// retrieved_at), most of a crawl's writes: the links its pages were found
-// to have, nearly all of them known already. Such a link can change no
-// stored row, so a conflict does nothing, where DO UPDATE … WHERE would
-// lock the row, which writes to it: a batch of links all known takes
-// about 0.8 of the time (BenchmarkGraph/UpsertLinksKnown: 1.15-1.25x the
-// links a second).
-// A URL another transaction is inserting is waited for as with DO UPDATE,
-// then read again by upsertLinks.
-const insertFoundSQL = `
-WITH input (id, url, retrieved_at, etag, last_modified) AS (
-	SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TIMESTAMPTZ[], $4::TEXT[], $5::TEXT[])
-), added AS (
-	INSERT INTO links (id, url, retrieved_at, etag, last_modified)
-	SELECT id, url, retrieved_at, etag, last_modified FROM input
-	ON CONFLICT (url) DO NOTHING
-	RETURNING id, url, retrieved_at, etag, last_modified
-)
-SELECT id, url, retrieved_at, etag, last_modified FROM added
-UNION ALL
-SELECT l.id, l.url, l.retrieved_at, l.etag, l.last_modified FROM links l JOIN input i ON l.url = i.url
-WHERE NOT EXISTS (SELECT 1 FROM added a WHERE a.url = l.url)`
+}
 
 // readLinksSQL reads the rows upsertLinksSQL could not see.
 const readLinksSQL = `SELECT id, url, retrieved_at, etag, last_modified FROM links WHERE url = ANY($1::TEXT[])`
