@@ -260,3 +260,27 @@ func ExampleScatterGather() {
 	fmt.Println(graph, index, sink.got, err)
 	// Output: [a b c] [a b c] [a b c] <nil>
 }
+
+// A store that writes a batch in one transaction waits for a batch to
+// fill (here up to a second), but bounds it by weight too, so that a run
+// of large records goes out early, and writes it as soon as the input
+// pauses (here for 200 ms) rather than waiting out the second.
+func ExampleFlushAtWeight() {
+	var batches [][]string
+	store := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		var texts []string
+		for _, p := range batch {
+			texts = append(texts, p.(*word).text)
+		}
+		batches = append(batches, texts)
+		return nil
+	})
+	size := func(p pipeline.Payload) int64 { return int64(len(p.(*word).text)) }
+	stage := pipeline.Batch(store, 100, time.Second,
+		pipeline.FlushAtWeight(10, size),
+		pipeline.FlushOnPause(200*time.Millisecond))
+	src := &words{list: strings.Fields("a bb ccc dddddddddd e ff")}
+	_ = pipeline.New(stage).Process(context.Background(), src, &printer{})
+	fmt.Println(batches)
+	// Output: [[a bb ccc dddddddddd] [e ff]]
+}
