@@ -10,7 +10,12 @@
 //   - OrderedWorkerPool: parallel workers, output in input order.
 //   - Broadcast: every payload goes to several processors, each with its own
 //     copy.
-//   - Batch: one call of a BatchProcessor handles many payloads.
+//   - Batch: one call of a BatchProcessor handles many payloads; BatchPool
+//     has several batches in flight, ScatterGather hands each batch to
+//     several BatchProcessors at once and joins them. A batch holds what
+//     queued up, or waits up to a delay for more, optionally only while
+//     payloads keep coming (FlushOnPause) and within a weight
+//     (FlushAtWeight).
 //
 // Processors can be decorated with Retry (transient errors) and DeadLetter
 // (failed payloads go to a side sink and the run continues).
