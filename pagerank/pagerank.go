@@ -135,13 +135,13 @@ func Compute(ctx context.Context, g Graph, opts Options) (*Result, error) {
 	// read are left out. A source's edges come together: its number is
 	// looked up once.
 	var (
-		lastSrc uuid.UUID
-		s       uint32
-		srcOK   bool
+		lastSrc       uuid.UUID
+		s             uint32
+		looked, srcOK bool
 	)
 	add := func(src, dst uuid.UUID) error {
-		if src != lastSrc || res.Edges == 0 {
-			lastSrc = src
+		if !looked || src != lastSrc {
+			lastSrc, looked = src, true
 			s, srcOK = index[src]
 		}
 		d, dstOK := index[dst]

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,7 +24,7 @@ var _ textindex.BatchIndexer = (*Index)(nil)
 //
 // The documents that change no duplicate group but their own, the common
 // case of a crawl (new documents whose content is found nowhere else), are
-// written with a few statements for the whole batch (see newDocs); the
+// written with a few statements for the whole batch (see splitAlone); the
 // others go through the same statements as Index, one document at a time.
 func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	docs, err := docbatch.Prepare(docs)
@@ -36,7 +35,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		return nil
 	}
 	err = i.w.do(func(ctx context.Context, w *writer, text *textBatch) error {
-		alone, others, err := newDocs(ctx, w, docs)
+		alone, others, err := splitAlone(ctx, w, docs)
 		if err != nil {
 			return err
 		}
@@ -65,11 +64,11 @@ type aloneDoc struct {
 	id  int64 // its docs row's, or 0 for a new one
 }
 
-// newDocs splits docs into those alone (see aloneDoc) and the others,
+// splitAlone splits docs into those alone (see aloneDoc) and the others,
 // with two queries for the whole batch: which of them have a docs row
 // (with a stored document, or only a score recorded ahead of it), and
 // which of their content hashes any stored document has.
-func newDocs(ctx context.Context, w *writer, docs []*textindex.Document) ([]aloneDoc, []*textindex.Document, error) {
+func splitAlone(ctx context.Context, w *writer, docs []*textindex.Document) ([]aloneDoc, []*textindex.Document, error) {
 	ids := make([]string, len(docs))
 	var hashes []string
 	inBatch := make(map[string]int)
@@ -180,7 +179,7 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 				args = append(args, last, alone[n].doc.LinkID[:], alone[n].doc.PageRank)
 			}
 		}
-		if err := insertRows(ctx, w, insertDocsPrefix, 3, args); err != nil {
+		if err := execRows(ctx, w, insertDocsPrefix, "", 3, args); err != nil {
 			return fmt.Errorf("insert docs rows: %w", err)
 		}
 	}
@@ -194,44 +193,10 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect)
 		text.set(a.id, false, d.Title+"\n"+d.Content)
 	}
-	if err := insertRows(ctx, w, insertBodiesPrefix, 7, args); err != nil {
+	if err := execRows(ctx, w, insertBodiesPrefix, "", 7, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)
 	}
 	return nil
-}
-
-// insertRows runs prefix followed by rows of width parameters each (and
-// suffix, if any), as many rows a statement as SQLite's parameter limit
-// allows.
-func insertRows(ctx context.Context, w *writer, prefix string, width int, args []any, suffix ...string) error {
-	perStmt := maxParams / width
-	for lo := 0; lo < len(args); lo += perStmt * width {
-		part := args[lo:min(lo+perStmt*width, len(args))]
-		q := rowsQuery(prefix, width, len(part)/width) + strings.Join(suffix, "")
-		if _, err := w.conn.ExecContext(ctx, q, part...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// maxParams keeps a statement's bound parameters well below SQLite's
-// limit of 32766.
-const maxParams = 8192
-
-// rowsQuery returns prefix followed by n rows of width parameters.
-func rowsQuery(prefix string, width, n int) string {
-	row := "(?" + strings.Repeat(", ?", width-1) + ")"
-	var q strings.Builder
-	q.Grow(len(prefix) + n*(len(row)+2))
-	q.WriteString(prefix)
-	for i := range n {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString(row)
-	}
-	return q.String()
 }
 
 const (

@@ -9,11 +9,11 @@ import (
 	"github.com/linksrus/linksrus/textindex"
 )
 
-// A batch larger than one docs_fts insert takes (maxTextRows) is split
-// over several statements, all in its one transaction.
-func TestIndexBatchOverMaxTextRows(t *testing.T) {
+// A batch larger than one docs_fts insert takes (maxParams/2 rows) is
+// split over several statements, all in its one transaction.
+func TestIndexBatchOverOneStatement(t *testing.T) {
 	idx := openTest(t)
-	n := maxTextRows + 3
+	n := maxParams/2 + 3
 	docs := make([]*textindex.Document, n)
 	for i := range docs {
 		docs[i] = &textindex.Document{LinkID: uuid.New(), Title: fmt.Sprintf("page %d", i), Content: "bulk"}

@@ -67,7 +67,7 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 		args = append(args, id[:], scores[n])
 	}
 	err := i.w.do(func(ctx context.Context, w *writer, _ *textBatch) error {
-		return insertRows(ctx, w, insertScoresPrefix, 2, args, setScoresSuffix)
+		return execRows(ctx, w, insertScoresPrefix, setScoresSuffix, 2, args)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)

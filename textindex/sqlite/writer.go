@@ -83,7 +83,7 @@ func (b *textBatch) drop(id int64, had bool) {
 
 // flush writes the batch with one statement for the deletions (rowids in a
 // JSON array, so that it stays prepared whatever their number) and one
-// for the insertions (per maxTextRows documents).
+// for the insertions (per maxParams/2 documents; see execRows).
 func (b *textBatch) flush(ctx context.Context, w *writer) error {
 	var deletes, inserts []int64
 	for _, id := range b.order {
@@ -103,46 +103,56 @@ func (b *textBatch) flush(ctx context.Context, w *writer) error {
 			return fmt.Errorf("remove old text: %w", err)
 		}
 	}
-	for lo := 0; lo < len(inserts); lo += maxTextRows {
-		ids := inserts[lo:min(lo+maxTextRows, len(inserts))]
-		if _, err := w.conn.ExecContext(ctx, insertTextsQuery(len(ids)), b.textArgs(ids)...); err != nil {
+	if len(inserts) > 0 {
+		args := make([]any, 0, 2*len(inserts))
+		for _, id := range inserts {
+			args = append(args, id, b.rows[id].body)
+		}
+		if err := execRows(ctx, w, insertTextsPrefix, "", 2, args); err != nil {
 			return fmt.Errorf("index text: %w", err)
 		}
 	}
 	return nil
 }
 
-// maxTextRows bounds the rows of one docs_fts insert, keeping its bound
-// parameters (two a row) well below SQLite's limit of 32766.
-const maxTextRows = 4096
+const insertTextsPrefix = `INSERT INTO docs_fts (rowid, body) VALUES `
 
-// insertTextsQuery returns an insert of n rows into docs_fts. The rows are
+// execRows runs prefix, rows of width parameters each taken from args,
+// then suffix, as many rows a statement as maxParams allows. Rows are
 // bound as parameters of one multi-row VALUES rather than passed as a JSON
-// array: encoding the text as JSON and parsing it back cost as much again
-// as binding it. The statement is prepared per call since n varies; its
-// parse is negligible beside tokenising a batch of pages.
-func insertTextsQuery(n int) string {
+// array: encoding text as JSON and parsing it back cost as much again as
+// binding it. The statement is prepared per call since the number of rows
+// varies; its parse is negligible beside the rows' work (tokenising a
+// batch of pages, for docs_fts).
+func execRows(ctx context.Context, w *writer, prefix, suffix string, width int, args []any) error {
+	perStmt := maxParams / width * width
+	for lo := 0; lo < len(args); lo += perStmt {
+		part := args[lo:min(lo+perStmt, len(args))]
+		if _, err := w.conn.ExecContext(ctx, rowsQuery(prefix, suffix, width, len(part)/width), part...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxParams bounds a statement's bound parameters, well below SQLite's
+// limit of 32766.
+const maxParams = 8192
+
+// rowsQuery returns prefix, n rows of width parameters, then suffix.
+func rowsQuery(prefix, suffix string, width, n int) string {
+	row := "(?" + strings.Repeat(", ?", width-1) + ")"
 	var q strings.Builder
-	q.Grow(len(insertTextsPrefix) + n*len(", (?, ?)"))
-	q.WriteString(insertTextsPrefix)
+	q.Grow(len(prefix) + n*(len(row)+2) + len(suffix))
+	q.WriteString(prefix)
 	for i := range n {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?)")
+		q.WriteString(row)
 	}
+	q.WriteString(suffix)
 	return q.String()
-}
-
-const insertTextsPrefix = `INSERT INTO docs_fts (rowid, body) VALUES `
-
-// textArgs returns the parameters of insertTextsQuery for ids.
-func (b *textBatch) textArgs(ids []int64) []any {
-	args := make([]any, 0, 2*len(ids))
-	for _, id := range ids {
-		args = append(args, id, b.rows[id].body)
-	}
-	return args
 }
 
 // Statement texts, prepared once on the writer connection.
