@@ -40,7 +40,7 @@ func NewCrawler(cfg Config) (*Crawler, error) {
 		}
 	}
 	c.cfg = cfg
-	c.pipeline = pipeline.New(stages(cfg)...)
+	c.pipeline = pipeline.New(stages(cfg, true)...)
 	return c, nil
 }
 
@@ -54,20 +54,25 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stages(cfg), nil
+	// The caller's stages after these may read the pages' bodies.
+	return stages(cfg, false), nil
 }
 
-func stages(cfg Config) []pipeline.StageRunner {
-	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers)}, afterFetch(cfg)...)
+// stages returns the crawl pipeline's stages. releaseBody says whether the
+// pipeline ends with them (and cfg's processors): the extraction stage may
+// then hand each page's body back once it is parsed, when no processor
+// reads it.
+func stages(cfg Config, releaseBody bool) []pipeline.StageRunner {
+	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers)}, afterFetch(cfg, releaseBody)...)
 }
 
 // afterFetch returns the stages that follow the fetch, for stages and for
 // Import.
-func afterFetch(cfg Config) []pipeline.StageRunner {
+func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 	// Parsing is pure CPU and pages need not stay in order: one parser
 	// per CPU.
 	s := []pipeline.StageRunner{
-		pipeline.FixedWorkerPool(extractor(cfg), runtime.GOMAXPROCS(0)),
+		pipeline.FixedWorkerPool(extractor(cfg, releaseBody), runtime.GOMAXPROCS(0)),
 	}
 	// The stores are written in batches: a batch waits for more pages
 	// while they keep coming (StoreBatchDelay), so under load one commit
@@ -123,11 +128,12 @@ func afterFetch(cfg Config) []pipeline.StageRunner {
 // only worth extracting if something reads it, and the graph does not;
 // with text wanted, links and text come from one pass of the tokenizer:
 // the text part costs less than the second tokenizer pass it saves.
-func extractor(cfg Config) pipeline.Processor {
+func extractor(cfg Config, releaseBody bool) pipeline.Processor {
 	links := NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.LinkNormalization})
 	// The stores read a page's links and text, not its HTML: unless a
-	// processor wants the page, its body can go back for the next fetch.
-	links.lastReader = len(cfg.Processors) == 0
+	// processor, or a stage of the caller's (see Stages), wants the page,
+	// its body can go back for the next fetch.
+	links.lastReader = releaseBody && len(cfg.Processors) == 0
 	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
 		return &PageExtractor{links: links}
 	}

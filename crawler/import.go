@@ -63,7 +63,7 @@ func (c *Crawler) Import(ctx context.Context, pages iter.Seq2[*FetchedPage, erro
 	src := &importSource{next: next, report: report, maxBody: c.cfg.MaxBodyBytes, pending: map[string][]string{}}
 	// The fetch stage's place is taken by the source: a fresh pipeline of
 	// the other stages.
-	err := pipeline.New(afterFetch(c.cfg)...).Process(ctx, src, sink)
+	err := pipeline.New(afterFetch(c.cfg, true)...).Process(ctx, src, sink)
 	err = errors.Join(err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: import: %w", err)

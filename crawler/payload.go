@@ -48,7 +48,9 @@ type Payload struct {
 	ContentType string
 	// Body is the page, decoded to UTF-8. Every stage can read it and none
 	// consumes it; stages must not modify it, since later stages parse it
-	// again.
+	// again. (In a Crawler's own pipeline with no Processors, which no
+	// stage after the extraction reads it in, the extraction stage hands
+	// it back for the next fetch; the stages from Stages keep it.)
 	Body []byte
 	// FetchedAt is when the response arrived.
 	FetchedAt time.Time
