@@ -34,9 +34,9 @@ type discoveringGraph struct {
 	referrers map[uuid.UUID][]uuid.UUID
 
 	// known maps the URLs of links the run has claimed (queued or
-	// fetched) to their IDs: the crawler need not upsert them again to
-	// link to them (crawler.KnownLinks), and discovery would pass them
-	// by. At most maxKnownLinks are kept; beyond, the map starts over.
+	// fetched) or left out of scope to their IDs: the crawler need not
+	// upsert them again to link to them (crawler.KnownLinks), and
+	// discovery would pass them by. At most maxKnownLinks are kept; beyond, the map starts over.
 	knownMu sync.RWMutex
 	known   map[string]uuid.UUID
 }
@@ -53,7 +53,7 @@ func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 	}
 }
 
-// knowLink records the ID of a link the run has claimed.
+// knowLink records the ID of a link the run has claimed or left out.
 func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
 	g.knownMu.Lock()
 	defer g.knownMu.Unlock()
@@ -63,9 +63,10 @@ func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
 	g.known[url] = id
 }
 
-// KnownLinkID implements crawler.KnownLinks: a link the run has claimed
-// is known by its ID, and as it cannot be queued again, discovery has no
-// use for the rest of what the graph stores of it.
+// KnownLinkID implements crawler.KnownLinks: a link the run has claimed,
+// or found out of its scope, is known by its ID, and as it cannot be
+// queued (again), discovery has no use for the rest of what the graph
+// stores of it.
 func (g *discoveringGraph) KnownLinkID(url string) (uuid.UUID, bool) {
 	g.knownMu.RLock()
 	defer g.knownMu.RUnlock()
@@ -193,6 +194,13 @@ func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
 		return nil
 	case reason != scope.InScope:
 		r.stats.note("scope: " + reason.String())
+		if reason != scope.SkipFilter {
+			// Out of scope whatever the path to it (a filter is given
+			// the depth): known from now on, the link is neither
+			// upserted again by the pages that have it nor counted
+			// again.
+			g.knowLink(cand.URL, cand.ID)
+		}
 	case !r.opts.Partition.Contains(dst):
 		// Another process's share; it finds the link in the graph.
 	default:
