@@ -47,8 +47,10 @@ func urlset(base string, paths ...string) string {
 type sitemapSite struct {
 	robots string
 	maps   map[string]any
-	mu     sync.Mutex
-	pages  map[string]int
+	// pageDelay slows down every page (not robots.txt or a sitemap).
+	pageDelay time.Duration
+	mu        sync.Mutex
+	pages     map[string]int
 }
 
 func (s *sitemapSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +78,9 @@ func (s *sitemapSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.pages = make(map[string]int)
 		}
 		s.pages[p]++
+		delay := s.pageDelay
 		s.mu.Unlock()
+		time.Sleep(delay)
 		htmlPage(w, "nothing to follow here")
 		return
 	}
@@ -413,6 +417,11 @@ func TestSitemapLastModSparesRecrawl(t *testing.T) {
 		t.Fatalf("first crawl: %d pages, want 32", sum.Pages)
 	}
 	time.Sleep(20 * time.Millisecond)
+	// Slow pages, so that however slowly the machine reads the sitemap,
+	// few pages go out before it is read.
+	site.mu.Lock()
+	site.pageDelay = 10 * time.Millisecond
+	site.mu.Unlock()
 	sum := run(10 * time.Millisecond)
 	requested := 0
 	for _, p := range listed {
