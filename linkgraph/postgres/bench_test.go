@@ -16,7 +16,7 @@ func BenchmarkGraph(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := g.pool.Exec(b.Context(), "TRUNCATE edges, links"); err != nil {
+		if _, err := g.pool.Exec(b.Context(), "TRUNCATE edge_lists, links"); err != nil {
 			b.Fatal(err)
 		}
 		return g

@@ -2,38 +2,49 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 )
 
-// upsertEdgesSQL inserts a batch and refreshes existing edges, unless an
-// edge names an unknown link: then it writes nothing and returns one row
-// with a NULL id. The check is one anti-join over the batch's distinct
-// ends, checked against the links table's primary key (see migration 0004
-// for why this replaced foreign keys).
+// upsertEdgesSQL merges a batch into its sources' edge lists (migration
+// 0005: one row per source, arrays in step sorted by destination), unless
+// an edge names an unknown link: then it writes nothing and returns one
+// row of NULLs. The check is one anti-join over the batch's distinct ends,
+// against the links table's primary key (see migration 0004 for why this
+// replaced foreign keys). An edge already listed keeps its ID and the later
+// of its two times; the merged lists come back, for the IDs and times the
+// caller's edges get.
 const upsertEdgesSQL = `
 WITH input (id, src, dst, updated_at) AS (
 	SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
 ), unknown AS (
 	SELECT count(*) AS n FROM (SELECT src AS id FROM input UNION SELECT dst FROM input) ends
 	WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = ends.id)
+), grouped AS (
+	SELECT src, array_agg(dst ORDER BY dst) AS dsts, array_agg(id ORDER BY dst) AS ids,
+		array_agg(updated_at ORDER BY dst) AS updated
+	FROM input, unknown WHERE unknown.n = 0 GROUP BY src
 ), upserted AS (
-	INSERT INTO edges (id, src, dst, updated_at)
-	SELECT input.id, input.src, input.dst, input.updated_at FROM input, unknown WHERE unknown.n = 0
-	ORDER BY input.src, input.dst
-	ON CONFLICT (src, dst) DO UPDATE
-		SET updated_at = GREATEST(edges.updated_at, excluded.updated_at)
-	RETURNING id, src, dst, updated_at
+	INSERT INTO edge_lists AS l (src, dsts, ids, updated)
+	SELECT src, dsts, ids, updated FROM grouped ORDER BY src
+	ON CONFLICT (src) DO UPDATE SET (dsts, ids, updated) = (
+		SELECT array_agg(m.dst ORDER BY m.dst), array_agg(m.id ORDER BY m.dst), array_agg(m.at ORDER BY m.dst)
+		FROM (
+			SELECT COALESCE(o.dst, n.dst) AS dst, COALESCE(o.id, n.id) AS id,
+				GREATEST(COALESCE(o.at, n.at), COALESCE(n.at, o.at)) AS at
+			FROM unnest(l.dsts, l.ids, l.updated) AS o (dst, id, at)
+			FULL JOIN unnest(excluded.dsts, excluded.ids, excluded.updated) AS n (dst, id, at) ON o.dst = n.dst
+		) m
+	)
+	RETURNING src, dsts, ids, updated
 )
-SELECT id, src, dst, updated_at FROM upserted
+SELECT src, dsts, ids, updated FROM upserted
 UNION ALL
 SELECT NULL, NULL, NULL, NULL FROM unknown WHERE n > 0`
 
@@ -103,24 +114,25 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		byKey = make(map[graphutil.EdgeKey]stored, n)
 		unknown = false
 		var (
-			id, src, dst *uuid.UUID
-			at           *time.Time
+			src          *[16]byte
+			dsts, idList [][16]byte
+			ats          []time.Time
 		)
-		_, err = pgx.ForEachRow(rows, []any{&id, &src, &dst, &at}, func() error {
-			if id == nil || src == nil || dst == nil || at == nil {
+		_, err = pgx.ForEachRow(rows, []any{&src, &dsts, &idList, &ats}, func() error {
+			if src == nil {
 				unknown = true
 				return nil
 			}
-			byKey[graphutil.EdgeKey{Src: *src, Dst: *dst}] = stored{*id, at.UTC()}
+			if len(idList) != len(dsts) || len(ats) != len(dsts) {
+				return fmt.Errorf("edge list of %s: %d destinations, %d IDs, %d times", uuid.UUID(*src), len(dsts), len(idList), len(ats))
+			}
+			for i, dst := range dsts {
+				byKey[graphutil.EdgeKey{Src: *src, Dst: dst}] = stored{idList[i], ats[i].UTC()}
+			}
 			return nil
 		})
 		return err
 	})
-	if isForeignKeyViolation(err) {
-		// A database migrated by an older program that still has the
-		// foreign keys (see migration 0004).
-		return fmt.Errorf("%w (%w)", linkgraph.ErrUnknownEdgeLinks, err)
-	}
 	if err != nil {
 		return err
 	}
@@ -135,11 +147,6 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		e.ID, e.UpdatedAt = s.id, s.at
 	}
 	return nil
-}
-
-func isForeignKeyViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23503"
 }
 
 // Edges implements linkgraph.Graph.
@@ -157,8 +164,12 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 		}
 		return fmt.Sprintf(" AND src < $%d", n)
 	}
-	first := "SELECT id, src, dst, updated_at FROM edges WHERE src >= $1 AND updated_at < $2" + upper(4) + " ORDER BY src, dst LIMIT $3"
-	rest := "SELECT id, src, dst, updated_at FROM edges WHERE (src, dst) > ($1, $2) AND updated_at < $3" + upper(5) + " ORDER BY src, dst LIMIT $4"
+	// The edge lists are read in the order of their key, each expanded
+	// in the order it is kept in (PostgreSQL sorts each list's few
+	// edges on their own: an incremental sort).
+	const edges = "SELECT e.id, l.src, e.dst, e.at FROM edge_lists AS l, unnest(l.dsts, l.ids, l.updated) AS e (dst, id, at) WHERE "
+	first := edges + "l.src >= $1 AND e.at < $2" + upper(4) + " ORDER BY l.src, e.dst LIMIT $3"
+	rest := edges + "l.src >= $1 AND (l.src, e.dst) > ($1, $2) AND e.at < $3" + upper(5) + " ORDER BY l.src, e.dst LIMIT $4"
 	fetch := func(ctx context.Context, last *linkgraph.Edge) ([]*linkgraph.Edge, error) {
 		query, args := first, []any{fromID, before, pageSize}
 		if last != nil {
@@ -181,9 +192,16 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	return graphutil.EdgeIterator{Pager: pager(g, "edges", graphutil.EmptyRange(fromID, toID), fetch)}, nil
 }
 
-// RefreshEdges implements linkgraph.Graph. The WHERE clause leaves alone the
-// edges already as new, so that refreshing twice writes nothing the second
-// time.
+// refreshEdgesSQL brings the older times of the lists of sources $1 up to
+// $2; the lists already as new are left alone, so that refreshing twice
+// writes nothing the second time.
+const refreshEdgesSQL = `
+UPDATE edge_lists AS l SET updated = (
+	SELECT array_agg(GREATEST(u.at, $2) ORDER BY u.i) FROM unnest(l.updated) WITH ORDINALITY AS u (at, i)
+)
+WHERE l.src = ANY($1::UUID[]) AND EXISTS (SELECT 1 FROM unnest(l.updated) AS u (at) WHERE u.at < $2)`
+
+// RefreshEdges implements linkgraph.Graph.
 func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 	if err := g.check(); err != nil {
 		return fmt.Errorf("postgres graph: refresh edges: %w", err)
@@ -196,7 +214,7 @@ func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 	}
 	at := graphutil.Timestamp(updatedAt)
 	err := retry(g.ctx, func(ctx context.Context) error {
-		_, err := g.pool.Exec(ctx, "UPDATE edges SET updated_at = $2 WHERE src = ANY($1::UUID[]) AND updated_at < $2", rawUUIDs(fromIDs), at)
+		_, err := g.pool.Exec(ctx, refreshEdgesSQL, rawUUIDs(fromIDs), at)
 		return err
 	})
 	if err != nil {
@@ -205,6 +223,23 @@ func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 	return nil
 }
 
+// removeEmptiedEdgesSQL deletes the edge list of $1 when all its edges are
+// older than $2; removeStaleEdgesSQL takes those edges out of a list that
+// keeps some. Each re-reads the row it changes, so an upsert between them
+// loses nothing.
+const (
+	removeEmptiedEdgesSQL = `
+DELETE FROM edge_lists AS l
+WHERE l.src = $1 AND NOT EXISTS (SELECT 1 FROM unnest(l.updated) AS u (at) WHERE u.at >= $2)`
+	removeStaleEdgesSQL = `
+UPDATE edge_lists AS l SET (dsts, ids, updated) = (
+	SELECT array_agg(e.dst ORDER BY e.dst), array_agg(e.id ORDER BY e.dst), array_agg(e.at ORDER BY e.dst)
+	FROM unnest(l.dsts, l.ids, l.updated) AS e (dst, id, at) WHERE e.at >= $2
+)
+WHERE l.src = $1 AND EXISTS (SELECT 1 FROM unnest(l.updated) AS u (at) WHERE u.at < $2)
+	AND EXISTS (SELECT 1 FROM unnest(l.updated) AS u (at) WHERE u.at >= $2)`
+)
+
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
 	if err := g.check(); err != nil {
@@ -212,8 +247,12 @@ func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) erro
 	}
 	before := graphutil.Bound(updatedBefore)
 	err := retry(g.ctx, func(ctx context.Context) error {
-		_, err := g.pool.Exec(ctx, "DELETE FROM edges WHERE src = $1 AND updated_at < $2", fromID, before)
-		return err
+		// One round trip, one transaction: a list left with no edges
+		// goes, one left with some keeps those.
+		b := &pgx.Batch{}
+		b.Queue(removeEmptiedEdgesSQL, fromID, before)
+		b.Queue(removeStaleEdgesSQL, fromID, before)
+		return g.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return fmt.Errorf("postgres graph: remove stale edges from %s: %w", fromID, err)

@@ -14,6 +14,9 @@
 // deadlocks (40P01). Batch upserts are one statement each: the batch is
 // de-duplicated and sorted (so concurrent batches lock rows in one order),
 // sent as arrays and expanded with unnest, and merged with ON CONFLICT.
+// A page's outgoing edges are one row (edge_lists: the destinations, edge
+// IDs and times as arrays in step, sorted by destination), so that a
+// crawled page's edges cost one row write rather than one each.
 //
 // # Crawling from several processes
 //
@@ -76,10 +79,20 @@
 //   - Graph upserts of links never retrieved: the same shape with
 //     INSERT … ON CONFLICT DO NOTHING … RETURNING: supported.
 //   - Graph upserts of edges: a CTE counting the batch's ends missing
-//     from links (UNION of two columns, NOT EXISTS), an INSERT … SELECT
-//     from the input cross the count, ORDER BY, ON CONFLICT DO UPDATE …
-//     RETURNING in a CTE, and UNION ALL of its rows with a marker row:
-//     supported.
+//     from links (UNION of two columns, NOT EXISTS), the input grouped by
+//     source into arrays (array_agg … ORDER BY), an INSERT … SELECT …
+//     ORDER BY, ON CONFLICT DO UPDATE SET (a, b, c) = (subquery) whose
+//     subquery expands the stored and the new arrays (multi-argument
+//     unnest) and joins them (FULL JOIN), RETURNING in a CTE, and UNION
+//     ALL of its rows with a marker row: each part is documented as
+//     supported (multi-argument unnest and tuple assignment from a
+//     subquery since v20.1/v20.2); a correlated subquery in ON CONFLICT DO
+//     UPDATE is the part most likely to be refused by an older version.
+//   - Edge reads, refreshes and removals: unnest of the arrays in a
+//     lateral FROM item, WITH ORDINALITY, UPDATE … SET (…) = (correlated
+//     subquery), DELETE with NOT EXISTS over unnest: supported.
+//   - Migration 0005 (CREATE TABLE with array columns, INSERT … SELECT …
+//     GROUP BY, DROP TABLE): supported.
 //   - Migration 0004 (ALTER TABLE … DROP CONSTRAINT IF EXISTS): supported;
 //     CockroachDB may have named the foreign keys of migration 0001
 //     otherwise (fk_src_ref_links in older versions), in which case they

@@ -31,7 +31,7 @@ func TestConformance(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		if _, err := g.pool.Exec(t.Context(), "TRUNCATE edges, links"); err != nil {
+		if _, err := g.pool.Exec(t.Context(), "TRUNCATE edge_lists, links"); err != nil {
 			t.Fatalf("empty the tables: %v", err)
 		}
 		return g
@@ -140,35 +140,42 @@ func TestRetry(t *testing.T) {
 	}
 }
 
-// Migration 0004 takes the edges' foreign keys away, from a database that
-// has them, and the upsert's own check still refuses edges to unknown
-// links.
-func TestMigrationDropsEdgeForeignKeys(t *testing.T) {
+// Migration 0005 moves the edges of a database as migrations 0001-0004
+// left it (a row per edge) into edge lists, IDs (random ones, written before
+// IDs were derived from the ends) and times kept; the upsert's own check
+// still refuses edges to unknown links.
+func TestMigrationToEdgeLists(t *testing.T) {
 	dsn := testDatabase(t)
 	g, err := Open(t.Context(), dsn)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	ctx := t.Context()
-	foreignKeys := func(g *Graph) int {
-		var n int
-		err := g.pool.QueryRow(ctx, `SELECT count(*) FROM pg_constraint WHERE conrelid = 'edges'::regclass AND contype = 'f'`).Scan(&n)
-		if err != nil {
-			t.Fatalf("count foreign keys: %v", err)
-		}
-		return n
+	links := []*linkgraph.Link{{URL: "https://example.com/a"}, {URL: "https://example.com/b"}, {URL: "https://example.com/c"}}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
 	}
-	if n := foreignKeys(g); n != 0 {
-		t.Fatalf("a new database has %d foreign keys on edges", n)
+	a, b, c := links[0].ID, links[1].ID, links[2].ID
+	t1 := time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC)
+	t2 := t1.Add(time.Hour)
+	old := []linkgraph.Edge{
+		{ID: uuid.New(), Src: a, Dst: b, UpdatedAt: t1},
+		{ID: uuid.New(), Src: a, Dst: c, UpdatedAt: t2},
+		{ID: uuid.New(), Src: b, Dst: a, UpdatedAt: t2},
 	}
-	// A database as migration 0003 left it.
+	// The schema of migrations 0001-0004, with its edges.
 	for _, q := range []string{
-		`ALTER TABLE edges ADD CONSTRAINT edges_src_fkey FOREIGN KEY (src) REFERENCES links (id)`,
-		`ALTER TABLE edges ADD CONSTRAINT edges_dst_fkey FOREIGN KEY (dst) REFERENCES links (id)`,
-		`DELETE FROM linkgraph_schema_migrations WHERE version = 4`,
+		`DROP TABLE edge_lists`,
+		`DELETE FROM linkgraph_schema_migrations WHERE version = 5`,
+		`CREATE TABLE edges (src UUID NOT NULL, dst UUID NOT NULL, id UUID NOT NULL, updated_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (src, dst))`,
 	} {
 		if _, err := g.pool.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, e := range old {
+		if _, err := g.pool.Exec(ctx, `INSERT INTO edges (src, dst, id, updated_at) VALUES ($1, $2, $3, $4)`, e.Src, e.Dst, e.ID, e.UpdatedAt); err != nil {
+			t.Fatal(err)
 		}
 	}
 	g.Close()
@@ -176,19 +183,44 @@ func TestMigrationDropsEdgeForeignKeys(t *testing.T) {
 		t.Fatalf("Open again: %v", err)
 	}
 	defer g.Close()
-	if n := foreignKeys(g); n != 0 {
-		t.Fatalf("%d foreign keys on edges after migrating", n)
+	var edgesTable *string
+	if err := g.pool.QueryRow(ctx, `SELECT to_regclass('edges')::TEXT`).Scan(&edgesTable); err != nil || edgesTable != nil {
+		t.Fatalf("the edges table after migrating: %v (%v)", edgesTable, err)
 	}
-	a := &linkgraph.Link{URL: "https://example.com/a"}
-	if err := g.UpsertLink(a); err != nil {
+	got := map[linkgraph.Edge]bool{}
+	it, err := g.Edges(uuid.Nil, uuid.Max, t2.Add(time.Second))
+	if err != nil {
 		t.Fatal(err)
 	}
-	err = g.UpsertEdges([]*linkgraph.Edge{{Src: a.ID, Dst: a.ID}, {Src: a.ID, Dst: uuid.New()}})
+	for it.Next() {
+		got[*it.Edge()] = true
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range old {
+		if !got[e] {
+			t.Errorf("edge %v lost by the migration; have %v", e, got)
+		}
+	}
+	if len(got) != len(old) {
+		t.Errorf("%d edges after migrating, want %d", len(got), len(old))
+	}
+	// Upserting an edge the migration moved keeps its ID.
+	again := &linkgraph.Edge{Src: a, Dst: b}
+	if err := g.UpsertEdge(again); err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != old[0].ID || !again.UpdatedAt.After(t2) {
+		t.Errorf("upserted again: %v, want ID %s and a new time", again, old[0].ID)
+	}
+
+	err = g.UpsertEdges([]*linkgraph.Edge{{Src: c, Dst: a}, {Src: c, Dst: uuid.New()}})
 	if !errors.Is(err, linkgraph.ErrUnknownEdgeLinks) {
 		t.Fatalf("UpsertEdges to an unknown link: %v, want ErrUnknownEdgeLinks", err)
 	}
-	var edges int
-	if err := g.pool.QueryRow(ctx, `SELECT count(*) FROM edges`).Scan(&edges); err != nil || edges != 0 {
-		t.Fatalf("%d edges stored by a refused batch (%v)", edges, err)
+	var lists int
+	if err := g.pool.QueryRow(ctx, `SELECT count(*) FROM edge_lists WHERE src = $1`, c).Scan(&lists); err != nil || lists != 0 {
+		t.Fatalf("%d edge lists stored by a refused batch (%v)", lists, err)
 	}
 }
