@@ -23,7 +23,7 @@ import (
 //
 //  1. one UpsertLinks for every link found on the pages and the pages
 //     themselves, to get their IDs (the pages' RetrievedAt unchanged),
-//     but the found links whose IDs the graph knows without it (see
+//     but the links whose IDs the graph knows without it (see
 //     KnownLinks);
 //  2. one UpsertEdges for an edge from each page to each link it follows
 //     (no-follow links are stored without an edge);
@@ -213,11 +213,18 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			b.links = append(b.links, linkgraph.Link{URL: p.URL})
 		}
 	}
-	// The links the graph already knows the ID of are left out; a page's
-	// own link (and a redirect's alias) always goes.
+	// The links the graph already knows the ID of are left out, a page's
+	// own link too when it is known by the ID the page was fetched for:
+	// the payload then carries its stored state (KnownLinks). A redirect's
+	// pages (the final URL and the alias) always go.
 	known, _ := g.(KnownLinks)
 	for i, p := range b.pages {
-		b.linkPtrs = append(b.linkPtrs, &b.links[b.first[i]])
+		own := &b.links[b.first[i]]
+		if id, ok := knownOwnLink(known, p); ok {
+			own.ID, own.RetrievedAt = id, p.RetrievedAt
+		} else {
+			b.linkPtrs = append(b.linkPtrs, own)
+		}
 		found := b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)]
 		for j := range found {
 			if known != nil {
@@ -296,6 +303,17 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		return nil
 	}
 	return markRetrieved(g, u.now, b)
+}
+
+// knownOwnLink returns the ID of p's own link when known, which it is only
+// by the ID p was fetched for, and never for a redirected page (stored
+// under another URL).
+func knownOwnLink(known KnownLinks, p *Payload) (uuid.UUID, bool) {
+	if known == nil || p.LinkID == uuid.Nil || p.redirected() {
+		return uuid.Nil, false
+	}
+	id, ok := known.KnownLinkID(p.URL)
+	return id, ok && id == p.LinkID
 }
 
 // markRetrieved sets the RetrievedAt of the pages of b (step 4).

@@ -88,8 +88,11 @@ type RedirectRecorder interface {
 // the links its run has already queued or fetched. Most links a page is
 // found to have are such links (a site's navigation, on every page), so
 // the graph updater leaves those out of UpsertLinks and takes their IDs
-// from KnownLinkID; a page's own link, whose stored state it reads, is
-// always upserted.
+// from KnownLinkID. A page's own link is left out too when KnownLinkID
+// gives the ID the page was fetched for (Payload.LinkID): a graph that
+// knows the link vouches that the payload's RetrievedAt is the stored one,
+// which the updater otherwise reads back from UpsertLinks to tell whether
+// the page has edges of an earlier fetch to remove.
 type KnownLinks interface {
 	// KnownLinkID returns the ID of the link with the URL, if known.
 	KnownLinkID(url string) (uuid.UUID, bool)
