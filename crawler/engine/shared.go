@@ -101,6 +101,15 @@ const (
 // another process.
 var errHostLost = errors.New("engine: the host's lease went to another process, which fetches its pages")
 
+// warnUnlessDone logs a failed database call, unless it failed because the
+// run is over (ctx ended): a crawl that finishes while a claim or a look
+// for work is under way has nothing to warn about.
+func warnUnlessDone(ctx context.Context, msg string, args ...any) {
+	if ctx.Err() == nil {
+		slog.Warn(msg, args...)
+	}
+}
+
 // heldHost is a host this process holds a lease on.
 type heldHost struct {
 	since    time.Time
@@ -396,7 +405,7 @@ func (s *sharedSource) run(ctx context.Context) {
 		if !stopping && held < limit && !now.Before(nextClaim) {
 			n, err := s.claim(ctx, limit-held)
 			if err != nil {
-				slog.Warn("shared crawl: claiming hosts", "err", err)
+				warnUnlessDone(ctx, "shared crawl: claiming hosts", "err", err)
 			}
 			if n > 0 {
 				claimWait, idleSince = 0, time.Time{}
@@ -487,7 +496,7 @@ func (s *sharedSource) limitLocked() int {
 func (s *sharedSource) checkOver(ctx context.Context, idleSince *time.Time) time.Time {
 	pending, err := s.q.Pending(ctx)
 	if err != nil {
-		slog.Warn("shared crawl: looking for queued links", "err", err)
+		warnUnlessDone(ctx, "shared crawl: looking for queued links", "err", err)
 		return time.Now().Add(claimPollMax)
 	}
 	if pending {
@@ -557,7 +566,7 @@ func (s *sharedSource) renew(ctx context.Context) {
 	if len(hosts) > 0 {
 		kept, err := s.q.Renew(ctx, s.worker, hosts, s.ttl)
 		if err != nil {
-			slog.Warn("shared crawl: renewing leases", "err", err)
+			warnUnlessDone(ctx, "shared crawl: renewing leases", "err", err)
 			s.dropExpired()
 		} else {
 			s.renewed(hosts, kept, sent)
@@ -569,7 +578,7 @@ func (s *sharedSource) renew(ctx context.Context) {
 	s.mu.Unlock()
 	st, err := s.q.Heartbeat(ctx, s.worker, linkgraph.WorkerStatus{Hosts: held, Hungry: hungry}, s.ttl)
 	if err != nil {
-		slog.Warn("shared crawl: heartbeat", "err", err)
+		warnUnlessDone(ctx, "shared crawl: heartbeat", "err", err)
 		return
 	}
 	s.mu.Lock()
@@ -696,7 +705,7 @@ func (s *sharedSource) tend(ctx context.Context) {
 		}
 		links, err := s.q.Pull(ctx, j.host, j.skip, pullBatch)
 		if err != nil {
-			slog.Warn("shared crawl: reading queued links", "host", j.host, "err", err)
+			warnUnlessDone(ctx, "shared crawl: reading queued links", "host", j.host, "err", err)
 			continue
 		}
 		s.pulled(ctx, j.host, links)
