@@ -15,17 +15,18 @@ import (
 // upsertEdgesSQL merges a batch into its sources' edge lists (migration
 // 0005: one row per source, arrays in step sorted by destination), unless
 // an edge names an unknown link: then it writes nothing and returns one
-// row of NULLs. The check is one anti-join over the batch's distinct ends,
-// against the links table's primary key (see migration 0004 for why this
+// row of NULLs. The check counts the batch's distinct ends ($5, $6 of
+// them) in the links table's primary key (see migration 0004 for why this
 // replaced foreign keys). An edge already listed keeps its ID and the later
-// of its two times; the merged lists come back, for the IDs and times the
-// caller's edges get.
+// of its two times. Only the lists that came out otherwise than the batch
+// put them (edges listed before, an older ID, a later time) are returned:
+// a crawl's are nearly all new, and the caller's edges keep what they were
+// sent with.
 const upsertEdgesSQL = `
 WITH input (id, src, dst, updated_at) AS (
 	SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
 ), unknown AS (
-	SELECT count(*) AS n FROM (SELECT src AS id FROM input UNION SELECT dst FROM input) ends
-	WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = ends.id)
+	SELECT $6::INT - count(*) AS n FROM links WHERE id = ANY($5::UUID[])
 ), grouped AS (
 	SELECT src, array_agg(dst ORDER BY dst) AS dsts, array_agg(id ORDER BY dst) AS ids,
 		array_agg(updated_at ORDER BY dst) AS updated
@@ -44,7 +45,8 @@ WITH input (id, src, dst, updated_at) AS (
 	)
 	RETURNING src, dsts, ids, updated
 )
-SELECT src, dsts, ids, updated FROM upserted
+SELECT u.src, u.dsts, u.ids, u.updated FROM upserted u JOIN grouped g ON g.src = u.src
+WHERE u.dsts <> g.dsts OR u.ids <> g.ids OR u.updated <> g.updated
 UNION ALL
 SELECT NULL, NULL, NULL, NULL FROM unknown WHERE n > 0`
 
@@ -93,11 +95,19 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	// crawl's CPU. An edge's ID is derived from its ends, as in the other
 	// backends (a row stored earlier keeps the ID it has).
 	ids, srcs, dsts, ats := make([][16]byte, n), make([][16]byte, n), make([][16]byte, n), make([]time.Time, n)
+	ends := make(map[[16]byte]struct{}, n)
 	for i, j := range order {
 		k := b.Keys[j]
 		ids[i], srcs[i], dsts[i], ats[i] = graphutil.EdgeID(k.Src, k.Dst), k.Src, k.Dst, b.UpdatedAt[j]
+		ends[k.Src], ends[k.Dst] = struct{}{}, struct{}{}
+	}
+	distinctEnds := make([][16]byte, 0, len(ends))
+	for id := range ends {
+		distinctEnds = append(distinctEnds, id)
 	}
 
+	// What each edge of the batch is stored as: what it was sent as, but
+	// for the lists returned.
 	type stored struct {
 		id uuid.UUID
 		at time.Time
@@ -107,12 +117,11 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		unknown bool
 	)
 	err = retry(g.ctx, func(ctx context.Context) error {
-		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats)
+		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats, distinctEnds, len(distinctEnds))
 		if err != nil {
 			return err
 		}
-		byKey = make(map[graphutil.EdgeKey]stored, n)
-		unknown = false
+		byKey, unknown = nil, false
 		var (
 			src          *[16]byte
 			dsts, idList [][16]byte
@@ -125,6 +134,9 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 			}
 			if len(idList) != len(dsts) || len(ats) != len(dsts) {
 				return fmt.Errorf("edge list of %s: %d destinations, %d IDs, %d times", uuid.UUID(*src), len(dsts), len(idList), len(ats))
+			}
+			if byKey == nil {
+				byKey = make(map[graphutil.EdgeKey]stored)
 			}
 			for i, dst := range dsts {
 				byKey[graphutil.EdgeKey{Src: *src, Dst: dst}] = stored{idList[i], ats[i].UTC()}
@@ -140,11 +152,13 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		return linkgraph.ErrUnknownEdgeLinks
 	}
 	for i, e := range edges {
-		s, ok := byKey[b.Keys[b.Index[i]]]
-		if !ok {
-			return fmt.Errorf("database returned no row for edge %s -> %s", e.Src, e.Dst)
+		j := b.Index[i]
+		k := b.Keys[j]
+		if s, ok := byKey[k]; ok {
+			e.ID, e.UpdatedAt = s.id, s.at
+		} else {
+			e.ID, e.UpdatedAt = graphutil.EdgeID(k.Src, k.Dst), b.UpdatedAt[j]
 		}
-		e.ID, e.UpdatedAt = s.id, s.at
 	}
 	return nil
 }
