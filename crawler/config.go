@@ -136,6 +136,14 @@ type Config struct {
 	// DefaultStoreBatchDelay.
 	StoreBatchDelay time.Duration
 
+	// StoreFlush, if not nil, makes a store batch being gathered go at
+	// once, one batch per value received, whatever StoreBatchDelay says:
+	// a crawl that has run out of pages to fetch while the links it waits
+	// for sit in a batch asks for them (the crawl engine's frontier sends
+	// a value per store worker, GraphWriters, when it runs dry with pages
+	// in flight).
+	StoreFlush <-chan struct{}
+
 	// GraphWriters is how many batches are written to the graph at once,
 	// each by its own worker calling Graph concurrently (a Graph that keeps
 	// state between the calls of one batch implements BatchGraph); with an

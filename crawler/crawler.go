@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,6 +90,12 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 		pipeline.FlushOnPause(StoreBatchPause),
 		pipeline.FlushAtWeight(StoreBatchBytes, payloadBytes),
 	}
+	// The stores' stage, the one that waits for pages, goes when the
+	// crawl asks; a later batching stage must not take the signal.
+	storing := batching
+	if cfg.StoreFlush != nil {
+		storing = append(slices.Clip(batching), pipeline.FlushOnSignal(cfg.StoreFlush))
+	}
 	switch {
 	case cfg.Graph != nil && cfg.Indexer != nil:
 		stores := []pipeline.BatchProcessor{
@@ -98,15 +105,15 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 		marker := NewRetrievalMarker(cfg.Graph)
 		marker.leftover = NewTextIndexer(cfg.Indexer)
 		s = append(s,
-			pipeline.ScatterGather(stores, size, delay, cfg.GraphWriters, batching...),
+			pipeline.ScatterGather(stores, size, delay, cfg.GraphWriters, storing...),
 			// One marker: a mark is one small write per batch, and
 			// one worker lets all that queued up share it. Its input
 			// comes in whole batches already: it need not wait.
 			pipeline.Batch(marker, size, 0, batching...))
 	case cfg.Graph != nil:
-		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), size, delay, cfg.GraphWriters, batching...))
+		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), size, delay, cfg.GraphWriters, storing...))
 	case cfg.Indexer != nil:
-		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), size, delay, batching...))
+		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), size, delay, storing...))
 	}
 	procs := cfg.Processors
 	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {

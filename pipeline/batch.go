@@ -35,8 +35,9 @@ func (f BatchProcessorFunc) ProcessBatch(ctx context.Context, batch []Payload) e
 // batch is also flushed whenever no further payload is ready at once, so
 // the stage batches only what has queued up and never waits. With
 // FlushOnPause, a batch waiting for maxDelay is also flushed as soon as
-// the input pauses; with FlushAtWeight, a batch is full at a weight as
-// well as at maxSize payloads.
+// the input pauses, and with FlushOnSignal as soon as asked; with
+// FlushAtWeight, a batch is full at a weight as well as at maxSize
+// payloads.
 //
 // Surviving payloads are emitted in batch order. An error, or a panic in
 // proc, is reported and ends the stage; every payload of the batch is marked
@@ -87,6 +88,24 @@ func FlushOnPause(pause time.Duration) BatchOption {
 	}
 }
 
+// FlushOnSignal makes a batch that waits to fill go as soon as a value is
+// received from signal: a consumer further on that has run out of work
+// (a crawl whose next pages hide among the links of the pages held) asks
+// for what is held now (what has arrived at the stage), however busy the
+// input still is. One value flushes
+// one batch: with several workers (BatchPool, ScatterGather), send one per
+// worker to flush them all. A value that arrives with nothing held is kept
+// for the next batch, which then goes at its first chance. signal must not
+// be nil.
+func FlushOnSignal(signal <-chan struct{}) BatchOption {
+	return func(b *batcher) {
+		if signal == nil && b.err == nil {
+			b.err = fmt.Errorf("%w: %s: nil flush signal", ErrInvalidConfig, b.name)
+		}
+		b.signal = signal
+	}
+}
+
 // BatchPool is Batch with numWorkers batches in flight at once: each worker
 // collects its own batch from the stage's input and calls proc with it, so
 // proc must be safe for concurrent use, and batches leave the stage in no
@@ -127,8 +146,10 @@ type batcher struct {
 	// only its size counts.
 	weight      func(Payload) int64
 	weightLimit int64
-	workers     int
-	err         error
+	// signal flushes a waiting batch (FlushOnSignal); nil: none.
+	signal  <-chan struct{}
+	workers int
+	err     error
 }
 
 func (b batcher) validate() error { return b.err }
@@ -222,6 +243,13 @@ func (r *batchRun) next() bool {
 	if r.w.isStopped() {
 		return false
 	}
+	if r.signal != nil {
+		select {
+		case <-r.signal:
+			return r.flushAsked()
+		default:
+		}
+	}
 	select {
 	case p, ok := <-r.in:
 		if !ok {
@@ -255,9 +283,31 @@ func (r *batchRun) next() bool {
 		return r.flush()
 	case <-paused:
 		return r.flush()
+	case <-r.signal:
+		return r.flushAsked()
 	case <-r.w.done:
 		return false
 	}
+}
+
+// flushAsked flushes the batch when asked to (FlushOnSignal), with the
+// payloads that have already arrived: those are held too, as far as
+// whoever asked can tell.
+func (r *batchRun) flushAsked() bool {
+	for !r.full() {
+		select {
+		case p, ok := <-r.in:
+			if !ok {
+				r.flush()
+				return false
+			}
+			r.add(p)
+			continue
+		default:
+		}
+		break
+	}
+	return r.flush()
 }
 
 func (r *batchRun) add(p Payload) {

@@ -160,6 +160,55 @@ func TestBatchPauseKeepsMaxDelay(t *testing.T) {
 	l.check(t)
 }
 
+// TestBatchFlushesOnSignal: a batch that would wait an hour, on an input
+// that never pauses long, goes when asked, in each batching runner.
+func TestBatchFlushesOnSignal(t *testing.T) {
+	for name, stage := range map[string]func(pipeline.BatchProcessor, <-chan struct{}) pipeline.StageRunner{
+		"Batch": func(p pipeline.BatchProcessor, sig <-chan struct{}) pipeline.StageRunner {
+			return pipeline.Batch(p, 1000, time.Hour, pipeline.FlushOnPause(time.Hour), pipeline.FlushOnSignal(sig))
+		},
+		"BatchPool": func(p pipeline.BatchProcessor, sig <-chan struct{}) pipeline.StageRunner {
+			return pipeline.BatchPool(p, 1000, time.Hour, 2, pipeline.FlushOnSignal(sig))
+		},
+		"ScatterGather": func(p pipeline.BatchProcessor, sig <-chan struct{}) pipeline.StageRunner {
+			return pipeline.ScatterGather([]pipeline.BatchProcessor{p}, 1000, time.Hour, 1, pipeline.FlushOnSignal(sig))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var l ledger
+			rec := &batchRecorder{}
+			flushed := make(chan struct{}, 10)
+			rec.then = func([]pipeline.Payload) error { flushed <- struct{}{}; return nil }
+			sig := make(chan struct{}, 2)
+			// Payload 10 is not sent before a batch was flushed, and
+			// only the signal can flush one: the input keeps coming
+			// until then (a payload every 100 µs).
+			src := &sliceSource{l: &l, n: 20, next: func(ctx context.Context, i int) bool {
+				switch {
+				case i < 10:
+					time.Sleep(100 * time.Microsecond)
+				case i == 10:
+					sig <- struct{}{}
+					sig <- struct{}{}
+					select {
+					case <-flushed:
+					case <-time.After(10 * time.Second):
+						t.Error("no flush after the signal")
+					}
+				}
+				return true
+			}}
+			if err := pipeline.New(stage(rec, sig)).Process(context.Background(), src, &collectSink{}); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			if len(rec.sizes) < 2 || sumInts(rec.sizes) != 20 {
+				t.Errorf("batch sizes = %v, want a batch flushed by the signal before the input closed", rec.sizes)
+			}
+			l.check(t)
+		})
+	}
+}
+
 // TestBatchFlushesAtWeight: heavy payloads fill a batch before its size.
 func TestBatchFlushesAtWeight(t *testing.T) {
 	var l ledger
@@ -365,6 +414,7 @@ func TestBatchPoolInvalid(t *testing.T) {
 		pipeline.BatchPool(&batchRecorder{}, 1, time.Second, 2, pipeline.FlushOnPause(-time.Millisecond)),
 		pipeline.Batch(&batchRecorder{}, 1, 0, pipeline.FlushAtWeight(0, func(pipeline.Payload) int64 { return 1 })),
 		pipeline.ScatterGather([]pipeline.BatchProcessor{&batchRecorder{}}, 1, 0, 1, pipeline.FlushAtWeight(10, nil)),
+		pipeline.Batch(&batchRecorder{}, 1, time.Second, pipeline.FlushOnSignal(nil)),
 	} {
 		err := pipeline.New(r).Process(context.Background(), &sliceSource{l: &l, n: 3}, &collectSink{})
 		if !errors.Is(err, pipeline.ErrInvalidConfig) {

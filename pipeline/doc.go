@@ -14,8 +14,8 @@
 //     has several batches in flight, ScatterGather hands each batch to
 //     several BatchProcessors at once and joins them. A batch holds what
 //     queued up, or waits up to a delay for more, optionally only while
-//     payloads keep coming (FlushOnPause) and within a weight
-//     (FlushAtWeight).
+//     payloads keep coming (FlushOnPause), within a weight
+//     (FlushAtWeight) and until asked for (FlushOnSignal).
 //
 // Processors can be decorated with Retry (transient errors) and DeadLetter
 // (failed payloads go to a side sink and the run continues).

@@ -284,3 +284,44 @@ func ExampleFlushAtWeight() {
 	fmt.Println(batches)
 	// Output: [[a bb ccc dddddddddd] [e ff]]
 }
+
+// askingWords is a source of words that, before its word number ask, asks
+// for the batch being gathered and waits until it is written.
+type askingWords struct {
+	words
+	n, ask  int
+	flush   chan<- struct{}
+	written <-chan struct{}
+}
+
+func (s *askingWords) Next(ctx context.Context) bool {
+	if s.n == s.ask {
+		s.flush <- struct{}{}
+		<-s.written
+	}
+	s.n++
+	return s.words.Next(ctx)
+}
+
+// Whoever runs out of work asks for the batch being gathered, here the
+// source itself before its fourth word: the first three are written then,
+// not after the minute the batch would wait for more.
+func ExampleFlushOnSignal() {
+	flush := make(chan struct{}, 1)
+	written := make(chan struct{}, 2)
+	var batches [][]string
+	store := pipeline.BatchProcessorFunc(func(_ context.Context, batch []pipeline.Payload) error {
+		var texts []string
+		for _, p := range batch {
+			texts = append(texts, p.(*word).text)
+		}
+		batches = append(batches, texts)
+		written <- struct{}{}
+		return nil
+	})
+	stage := pipeline.Batch(store, 100, time.Minute, pipeline.FlushOnSignal(flush))
+	src := &askingWords{words: words{list: strings.Fields("a b c d e")}, ask: 3, flush: flush, written: written}
+	_ = pipeline.New(stage).Process(context.Background(), src, &printer{})
+	fmt.Println(batches)
+	// Output: [[a b c] [d e]]
+}

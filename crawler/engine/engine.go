@@ -222,6 +222,7 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 		FetchWorkers:           o.Workers,
 		StoreBatchSize:         o.StoreBatchSize,
 		StoreBatchDelay:        o.StoreBatchDelay,
+		StoreFlush:             r.frontier.storeFlush,
 		MaxBodyBytes:           o.MaxBodyBytes,
 		FetchTimeout:           o.FetchTimeout,
 		MaxRedirects:           o.MaxRedirects,

@@ -58,14 +58,17 @@ type leaseEntry struct {
 // (Begin starts it, and the host's delay runs from then); any further
 // request (a redirect hop, a retry) takes a fresh slot or parks the page.
 type frontier struct {
-	ctx       context.Context // the run's; ends pushes and waits
-	sched     *politeness.Scheduler[item]
-	graph     Graph
-	cutoff    time.Time
-	maxPages  int
-	maxQueued int
-	robots    *robotsTable   // nil: robots.txt ignored
-	sitemaps  *sitemapReader // nil: sitemaps ignored
+	ctx context.Context // the run's; ends pushes and waits
+	// storeFlush asks the crawler to write the store batches it is
+	// gathering (see askForLinksLocked).
+	storeFlush chan struct{}
+	sched      *politeness.Scheduler[item]
+	graph      Graph
+	cutoff     time.Time
+	maxPages   int
+	maxQueued  int
+	robots     *robotsTable   // nil: robots.txt ignored
+	sitemaps   *sitemapReader // nil: sitemaps ignored
 	// shared, in a crawl shared with other processes, is where links go
 	// and come from: a link found is queued there, and the frontier holds
 	// only the links of the hosts this process has leased.
@@ -115,16 +118,17 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		return nil, fmt.Errorf("engine: frontier: %w", err)
 	}
 	return &frontier{
-		ctx:       ctx,
-		sched:     sched,
-		graph:     o.Graph,
-		cutoff:    cutoff,
-		maxPages:  o.MaxPages,
-		maxQueued: o.MaxQueued,
-		seen:      newSeenSet(o.MaxSeen),
-		spill:     newSpill(o.SpillDir, depthLevels),
-		leases:    make(map[uuid.UUID]*leaseEntry),
-		depth:     make(map[uuid.UUID]int),
+		ctx:        ctx,
+		storeFlush: make(chan struct{}, crawler.DefaultGraphWriters),
+		sched:      sched,
+		graph:      o.Graph,
+		cutoff:     cutoff,
+		maxPages:   o.MaxPages,
+		maxQueued:  o.MaxQueued,
+		seen:       newSeenSet(o.MaxSeen),
+		spill:      newSpill(o.SpillDir, depthLevels),
+		leases:     make(map[uuid.UUID]*leaseEntry),
+		depth:      make(map[uuid.UUID]int),
 
 		lateLastMods: make(map[uuid.UUID]time.Time),
 	}, nil
@@ -391,6 +395,9 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 			}
 			continue
 		}
+		if f.queued == 0 && f.inFlight > 0 {
+			f.askForLinksLocked()
+		}
 		waitCtx, cancel := context.WithCancel(ctx)
 		f.interruptWait = cancel
 		f.mu.Unlock()
@@ -467,6 +474,22 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		}
 		f.mu.Unlock()
 		return true
+	}
+}
+
+// askForLinksLocked asks the crawler's store stage for the batches it
+// holds (crawler.Config.StoreFlush): with nothing to hand out and pages in
+// flight, the next pages to fetch may be links of pages waiting there for
+// more pages to share their write, and a batch that waits then only
+// keeps the workers idle. A value per store worker; those not taken yet
+// stand. f.mu must be held.
+func (f *frontier) askForLinksLocked() {
+	for {
+		select {
+		case f.storeFlush <- struct{}{}:
+		default:
+			return
+		}
 	}
 }
 

@@ -121,3 +121,39 @@ func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
 	}
 	f.done(l.ID)
 }
+
+// A frontier with nothing to hand out while pages are in flight asks the
+// crawler for the store batches it holds (crawler.Config.StoreFlush), a
+// value per store worker; one with links queued, or nothing in flight,
+// does not.
+func TestFrontierAsksForHeldLinksWhenDry(t *testing.T) {
+	o, err := Options{Graph: memory.New(), PerHost: 100}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := range 2 {
+		if ok, err := f.add(linkgraph.Link{ID: uuid.New(), URL: "http://h/" + strconv.Itoa(i)}, 0); !ok || err != nil {
+			t.Fatalf("link %d not queued: %v", i, err)
+		}
+	}
+	if !f.Next() || len(f.storeFlush) != 0 {
+		t.Fatalf("first link: asked for %d flushes with a link still queued", len(f.storeFlush))
+	}
+	if !f.Next() {
+		t.Fatal("second link not handed out")
+	}
+	// Both in flight, nothing queued: the next wait asks.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if f.NextContext(ctx) {
+		t.Fatal("a link handed out from an empty frontier")
+	}
+	if n := len(f.storeFlush); n != cap(f.storeFlush) || n < 1 {
+		t.Errorf("asked for %d flushes, want one per store worker (%d)", n, cap(f.storeFlush))
+	}
+}
