@@ -53,14 +53,19 @@ func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 	}
 }
 
-// knowLink records the ID of a link the run has claimed or left out.
-func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
+// knowLink records the ID of a link the run has claimed or left out, and
+// reports whether it was known already.
+func (g *discoveringGraph) knowLink(url string, id uuid.UUID) (before bool) {
 	g.knownMu.Lock()
 	defer g.knownMu.Unlock()
+	if _, before = g.known[url]; before {
+		return true
+	}
 	if len(g.known) >= maxKnownLinks {
 		clear(g.known)
 	}
 	g.known[url] = id
+	return false
 }
 
 // KnownLinkID implements crawler.KnownLinks: a link the run has claimed,
@@ -193,13 +198,12 @@ func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
 		r.stats.note("depth")
 		return nil
 	case reason != scope.InScope:
-		r.stats.note("scope: " + reason.String())
-		if reason != scope.SkipFilter {
-			// Out of scope whatever the path to it (a filter is given
-			// the depth): known from now on, the link is neither
-			// upserted again by the pages that have it nor counted
-			// again.
-			g.knowLink(cand.URL, cand.ID)
+		// Out of scope whatever the path to it (a filter is given the
+		// depth): known from now on, the link is neither upserted again
+		// by the pages that have it nor counted again, though two
+		// batches stored at once both find it.
+		if reason == scope.SkipFilter || !g.knowLink(cand.URL, cand.ID) {
+			r.stats.note("scope: " + reason.String())
 		}
 	case !r.opts.Partition.Contains(dst):
 		// Another process's share; it finds the link in the graph.
