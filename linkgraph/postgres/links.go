@@ -37,7 +37,8 @@ var insertFoundSQL = linksSQL(`DO NOTHING`)
 // linksSQL returns the statement that inserts a batch of links, resolving
 // a URL already present by onConflict, and returns every link of the
 // batch as stored: the rows it inserted or changed, then the others read
-// back. A row that a concurrent transaction committed after the
+// back, a join the statement skips when it wrote every row (a crawl's
+// batches of new links, its pages marked retrieved). A row that a concurrent transaction committed after the
 // statement's snapshot is invisible to that second half, and upsertLinks
 // reads it again.
 func linksSQL(onConflict string) string {
@@ -53,7 +54,8 @@ WITH input (id, url, retrieved_at, etag, last_modified) AS (
 SELECT id, url, retrieved_at, etag, last_modified FROM changed
 UNION ALL
 SELECT l.id, l.url, l.retrieved_at, l.etag, l.last_modified FROM links l JOIN input i ON l.url = i.url
-WHERE NOT EXISTS (SELECT 1 FROM changed c WHERE c.url = l.url)`
+WHERE (SELECT count(*) FROM changed) < (SELECT count(*) FROM input)
+	AND NOT EXISTS (SELECT 1 FROM changed c WHERE c.url = l.url)`
 }
 
 // readLinksSQL reads the rows upsertLinksSQL could not see.

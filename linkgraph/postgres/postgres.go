@@ -72,7 +72,8 @@
 //     claim query.
 //   - Graph upserts of links: a CTE whose INSERT … ON CONFLICT DO UPDATE …
 //     WHERE skips unchanged rows, read back in the same statement with a
-//     join on links and NOT EXISTS against the CTE: mutation CTEs are
+//     join on links and NOT EXISTS against the CTE, skipped by comparing
+//     two uncorrelated count(*) subqueries: mutation CTEs are
 //     supported; a statement reading a table its CTE modifies is
 //     supported (CockroachDB reads its own writes within a statement only
 //     through the CTE, which is what the NOT EXISTS uses).
