@@ -139,9 +139,10 @@ type Config struct {
 	// StoreFlush, if not nil, makes a store batch being gathered go at
 	// once, one batch per value received, whatever StoreBatchDelay says:
 	// a crawl that has run out of pages to fetch while the links it waits
-	// for sit in a batch asks for them (the crawl engine's frontier sends
-	// a value per store worker, GraphWriters, when it runs dry with pages
-	// in flight).
+	// for sit in a batch asks for them. The store stage has GraphWriters
+	// workers, each gathering its own batch: send that many values to
+	// flush them all (the crawl engine's frontier does, when it runs dry
+	// with pages in flight).
 	StoreFlush <-chan struct{}
 
 	// GraphWriters is how many batches are written to the graph at once,

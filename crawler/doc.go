@@ -25,9 +25,11 @@
 // costs less than the second pass it saves; a crawl without an index
 // extracts the links alone (LinkExtractor). Each store stage writes pages
 // in batches that wait for more pages while they keep arriving (up to
-// Config.StoreBatchDelay) and go as soon as the arrivals pause, so a store
-// that syncs to disk costs a commit per batch, not per page, and a page's
-// outcome is reported only once it is stored.
+// Config.StoreBatchDelay) and go as soon as the arrivals pause, or as soon
+// as the crawl asks for them because it has nothing else to fetch
+// (Config.StoreFlush), so a store that syncs to disk costs a commit per
+// batch, not per page, and a page's outcome is reported only once it is
+// stored.
 //
 // Crawler runs that pipeline over the links a linkgraph.LinkIterator hands
 // out: one pass, with no frontier, robots.txt or per-host limit of its own.

@@ -31,7 +31,9 @@ import (
 //     its edges that were not refreshed, that is the links the page no
 //     longer has. A page never retrieved has no edges of its own to drop:
 //     it is known by a zero RetrievedAt both in the payload and as the
-//     graph reports it back from step 1, as linkgraph backends do. The
+//     graph reports it back from step 1, as linkgraph backends do (or, for
+//     a page whose own link the graph knows, in the payload alone: see
+//     KnownLinks). The
 //     pages found unchanged (Payload.Unchanged) have no links to store:
 //     one RefreshEdges (EdgeRefresher) marks all their edges seen instead;
 //  4. one UpsertLinks setting the pages' RetrievedAt and validators (ETag,
@@ -239,8 +241,10 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			b.linkPtrs = append(b.linkPtrs, &b.links[b.first[i]+1+len(found)])
 		}
 	}
-	if err := g.UpsertLinks(b.linkPtrs); err != nil {
-		return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)
+	if len(b.linkPtrs) > 0 {
+		if err := g.UpsertLinks(b.linkPtrs); err != nil {
+			return fmt.Errorf("crawler: update graph: upsert links of %s: %w", b.describe(), err)
+		}
 	}
 
 	// Truncated as the graph stores times: an edge refreshed below in the
@@ -276,7 +280,9 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			continue
 		}
 		// The graph fills in the stored RetrievedAt (see
-		// linkgraph.Graph.UpsertLink); the iterator's may be missing.
+		// linkgraph.Graph.UpsertLink); the iterator's may be missing,
+		// unless the graph knows the page (KnownLinks), which it then
+		// vouches for.
 		if own := b.links[b.first[i]]; own.RetrievedAt.IsZero() && p.RetrievedAt.IsZero() {
 			continue
 		}

@@ -85,14 +85,19 @@ type RedirectRecorder interface {
 // KnownLinks is implemented by a Graph (or the view a BatchGraph gives)
 // that knows the IDs of some links without asking its store, and needs
 // nothing back from the store about them: the crawl engine's view knows
-// the links its run has already queued or fetched. Most links a page is
-// found to have are such links (a site's navigation, on every page), so
-// the graph updater leaves those out of UpsertLinks and takes their IDs
-// from KnownLinkID. A page's own link is left out too when KnownLinkID
-// gives the ID the page was fetched for (Payload.LinkID): a graph that
-// knows the link vouches that the payload's RetrievedAt is the stored one,
-// which the updater otherwise reads back from UpsertLinks to tell whether
-// the page has edges of an earlier fetch to remove.
+// the links its run has already queued or fetched, and those it found out
+// of its scope. Most links a page is found to have are such links (a
+// site's navigation, on every page), so the graph updater leaves those out
+// of UpsertLinks and takes their IDs from KnownLinkID.
+//
+// A page's own link is left out too when KnownLinkID gives the ID the page
+// was fetched for (Payload.LinkID). The updater then takes the payload's
+// RetrievedAt for the stored one, which it otherwise reads back from
+// UpsertLinks to tell whether the page has edges of an earlier fetch to
+// remove: a Graph implementing KnownLinks must be used with a link source
+// whose links carry their stored RetrievedAt, as the engine's frontier
+// hands out the links its view knows. With a source that leaves it zero,
+// a page fetched before would keep the edges it no longer has.
 type KnownLinks interface {
 	// KnownLinkID returns the ID of the link with the URL, if known.
 	KnownLinkID(url string) (uuid.UUID, bool)

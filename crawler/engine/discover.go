@@ -34,14 +34,18 @@ type discoveringGraph struct {
 	referrers map[uuid.UUID][]uuid.UUID
 
 	// known maps the URLs of links the run has claimed (queued or
-	// fetched) or left out of scope to their IDs: the crawler need not
-	// upsert them again to link to them (crawler.KnownLinks), and
-	// discovery would pass them by. At most maxKnownLinks are kept; beyond, the map starts over.
+	// fetched) to their IDs, leftOut those of links out of its scope: the
+	// crawler need not upsert them again to link to them
+	// (crawler.KnownLinks), and discovery would pass them by. Each keeps
+	// at most maxKnownLinks; beyond, it starts over, apart, so that a
+	// site's many links elsewhere do not push out the site's own.
 	knownMu sync.RWMutex
 	known   map[string]uuid.UUID
+	leftOut map[string]uuid.UUID
 }
 
-// maxKnownLinks bounds discoveringGraph.known: about 30 MB of URLs and IDs.
+// maxKnownLinks bounds discoveringGraph.known and leftOut: about 30 MB of
+// URLs and IDs each.
 const maxKnownLinks = 1 << 18
 
 func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
@@ -50,22 +54,34 @@ func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 		run:       run,
 		referrers: make(map[uuid.UUID][]uuid.UUID),
 		known:     make(map[string]uuid.UUID),
+		leftOut:   make(map[string]uuid.UUID),
 	}
 }
 
-// knowLink records the ID of a link the run has claimed or left out, and
-// reports whether it was known already.
-func (g *discoveringGraph) knowLink(url string, id uuid.UUID) (before bool) {
+// knowLink records the ID of a link the run has claimed.
+func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
 	g.knownMu.Lock()
 	defer g.knownMu.Unlock()
-	if _, before = g.known[url]; before {
-		return true
+	remember(g.known, url, id)
+}
+
+// leaveOut records the ID of a link out of the run's scope, and reports
+// whether it was recorded already.
+func (g *discoveringGraph) leaveOut(url string, id uuid.UUID) (before bool) {
+	g.knownMu.Lock()
+	defer g.knownMu.Unlock()
+	if _, before = g.leftOut[url]; !before {
+		remember(g.leftOut, url, id)
 	}
-	if len(g.known) >= maxKnownLinks {
-		clear(g.known)
+	return before
+}
+
+// remember adds url to m, which starts over once it holds maxKnownLinks.
+func remember(m map[string]uuid.UUID, url string, id uuid.UUID) {
+	if len(m) >= maxKnownLinks {
+		clear(m)
 	}
-	g.known[url] = id
-	return false
+	m[url] = id
 }
 
 // KnownLinkID implements crawler.KnownLinks: a link the run has claimed,
@@ -75,7 +91,10 @@ func (g *discoveringGraph) knowLink(url string, id uuid.UUID) (before bool) {
 func (g *discoveringGraph) KnownLinkID(url string) (uuid.UUID, bool) {
 	g.knownMu.RLock()
 	defer g.knownMu.RUnlock()
-	id, ok := g.known[url]
+	if id, ok := g.known[url]; ok {
+		return id, true
+	}
+	id, ok := g.leftOut[url]
 	return id, ok
 }
 
@@ -198,11 +217,11 @@ func (b *discoveryBatch) follow(src, dst uuid.UUID) error {
 		r.stats.note("depth")
 		return nil
 	case reason != scope.InScope:
-		// Out of scope whatever the path to it (a filter is given the
-		// depth): known from now on, the link is neither upserted again
-		// by the pages that have it nor counted again, though two
-		// batches stored at once both find it.
-		if reason == scope.SkipFilter || !g.knowLink(cand.URL, cand.ID) {
+		// Out of scope whatever the path to it (but for a filter, which
+		// is given the depth): left out from now on, the link is neither
+		// upserted again by the pages that have it nor counted again,
+		// even when two batches stored at once both find it.
+		if reason == scope.SkipFilter || !g.leaveOut(cand.URL, cand.ID) {
 			r.stats.note("scope: " + reason.String())
 		}
 	case !r.opts.Partition.Contains(dst):

@@ -48,7 +48,10 @@ func TestOutOfScopeLinksDecidedOnce(t *testing.T) {
 		if i+1 < pages {
 			next = fmt.Sprintf(`<a href="/%d">next</a>`, i+1)
 		}
-		htmlPage(w, next+`<a href="http://127.0.0.42:1/away">away</a> <a href="http://127.0.0.43:1/">there</a>`)
+		// The links elsewhere come first: a page's links are followed
+		// in order, so they are decided on before the next page, whose
+		// batch could be stored alongside, is queued.
+		htmlPage(w, `<a href="http://127.0.0.42:1/away">away</a> <a href="http://127.0.0.43:1/">there</a>`+next)
 	}))
 	g := &upsertCountingGraph{Graph: memory.New(), upserted: map[string]int{}}
 	e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), StoreBatchSize: 1, IgnoreSitemaps: true})

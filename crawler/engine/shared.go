@@ -766,7 +766,7 @@ func (s *sharedSource) release(ctx context.Context, host string) {
 		return // a request (robots.txt, say) is still running
 	}
 	if err := s.flushDone(ctx, true); err != nil {
-		slog.Warn("shared crawl: removing handled links", "err", err)
+		warnUnlessDone(ctx, "shared crawl: removing handled links", "err", err)
 		return
 	}
 	s.mu.Lock()
@@ -783,7 +783,7 @@ func (s *sharedSource) release(ctx context.Context, host string) {
 	delete(s.hosts, host)
 	s.mu.Unlock()
 	if err := s.q.Release(ctx, s.worker, host, time.Until(next)); err != nil {
-		slog.Warn("shared crawl: releasing host", "host", host, "err", err)
+		warnUnlessDone(ctx, "shared crawl: releasing host", "host", host, "err", err)
 	}
 }
 

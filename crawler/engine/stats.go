@@ -25,7 +25,9 @@ type Progress struct {
 	Queued, InFlight int
 	// Reasons counts every outcome and scope decision by its name
 	// (crawler.Reason's, or "scope: ..." and "depth" for links found and
-	// left out).
+	// left out). A link out of scope counts once ("scope: rejected by
+	// filter" aside: a filter sees the depth, so each decision counts), a
+	// link too deep for the path it was found by each time.
 	Reasons map[string]int64
 	// Sitemaps is the number of sitemap files read (indexes included,
 	// those cut short by an error too); SitemapURLs the URLs they listed
