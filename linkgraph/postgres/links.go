@@ -38,9 +38,9 @@ var insertFoundSQL = linksSQL(`DO NOTHING`)
 // a URL already present by onConflict, and returns every link of the
 // batch as stored: the rows it inserted or changed, then the others read
 // back, a join the statement skips when it wrote every row (a crawl's
-// batches of new links, its pages marked retrieved). A row that a concurrent transaction committed after the
-// statement's snapshot is invisible to that second half, and upsertLinks
-// reads it again.
+// batches of new links, its pages marked retrieved). A row that a
+// concurrent transaction committed after the statement's snapshot is
+// invisible to that second half, and upsertLinks reads it again.
 func linksSQL(onConflict string) string {
 	return `
 WITH input (id, url, retrieved_at, etag, last_modified) AS (

@@ -26,6 +26,18 @@ type migration struct {
 	sql     string
 }
 
+// postgresFirst holds, by migration version, a statement PostgreSQL runs
+// in the migration's transaction before the migration.
+var postgresFirst = map[int]string{
+	// Migration 0005 copies the edges, then drops their table. Under
+	// PostgreSQL's READ COMMITTED, edges that a process of an older
+	// version still crawling commits after the copy began would be lost:
+	// the lock makes its writes wait for the migration, and then fail, as
+	// the table is gone. On CockroachDB, whose transactions are
+	// SERIALIZABLE, such a write and the copy conflict and one is retried.
+	5: "LOCK TABLE edges IN EXCLUSIVE MODE",
+}
+
 // loadMigrations returns the embedded migrations in version order; each file
 // is named NNNN_description.sql.
 func loadMigrations() ([]migration, error) {
@@ -90,6 +102,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (cockroach bool, err error
 			for _, m := range ms {
 				if slices.Contains(applied, int32(m.version)) {
 					continue
+				}
+				if first, ok := postgresFirst[m.version]; ok && !cockroach {
+					if _, err := tx.Exec(ctx, first); err != nil {
+						return fmt.Errorf("apply %s: %w", m.name, err)
+					}
 				}
 				// Exec without arguments uses the simple protocol, which
 				// accepts several statements in one string.

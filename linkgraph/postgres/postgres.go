@@ -79,8 +79,8 @@
 //     through the CTE, which is what the NOT EXISTS uses).
 //   - Graph upserts of links never retrieved: the same shape with
 //     INSERT … ON CONFLICT DO NOTHING … RETURNING: supported.
-//   - Graph upserts of edges: a CTE counting the batch's ends missing
-//     from links (UNION of two columns, NOT EXISTS), the input grouped by
+//   - Graph upserts of edges: a CTE counting the batch's distinct ends
+//     found in links (count(*) … WHERE id = ANY(array)), the input grouped by
 //     source into arrays (array_agg … ORDER BY), an INSERT … SELECT …
 //     ORDER BY, ON CONFLICT DO UPDATE SET (a, b, c) = (subquery) whose
 //     subquery expands the stored and the new arrays (multi-argument

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -178,8 +180,33 @@ func TestMigrationToEdgeLists(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A process of the older version writes an edge while the migration
+	// starts: the migration waits for it and moves it too.
+	late := linkgraph.Edge{ID: uuid.New(), Src: a, Dst: a, UpdatedAt: t1}
+	old = append(old, late)
+	oldProcess, err := g.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oldProcess.Exec(ctx, `INSERT INTO edges (src, dst, id, updated_at) VALUES ($1, $2, $3, $4)`, late.Src, late.Dst, late.ID, late.UpdatedAt); err != nil {
+		t.Fatal(err)
+	}
+	type opened struct {
+		g   *Graph
+		err error
+	}
+	migrated := make(chan opened, 1)
+	go func() {
+		g, err := Open(ctx, dsn)
+		migrated <- opened{g, err}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := oldProcess.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	g.Close()
-	if g, err = Open(ctx, dsn); err != nil {
+	o := <-migrated
+	if g, err = o.g, o.err; err != nil {
 		t.Fatalf("Open again: %v", err)
 	}
 	defer g.Close()
@@ -222,5 +249,66 @@ func TestMigrationToEdgeLists(t *testing.T) {
 	var lists int
 	if err := g.pool.QueryRow(ctx, `SELECT count(*) FROM edge_lists WHERE src = $1`, c).Scan(&lists); err != nil || lists != 0 {
 		t.Fatalf("%d edge lists stored by a refused batch (%v)", lists, err)
+	}
+}
+
+// Edge lists longer than an iterator's page are read whole, in (source,
+// destination) order, with pages ending inside a list; upserts of one
+// source's edges from several clients at once all land in its list.
+func TestEdgeListsPagedAndConcurrent(t *testing.T) {
+	g, err := Open(t.Context(), testDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	const perSource = 700 // two lists, so pages of 1,000 end inside the second
+	links := make([]*linkgraph.Link, 2+perSource)
+	for i := range links {
+		links[i] = &linkgraph.Link{URL: fmt.Sprintf("https://example.com/%d", i)}
+	}
+	if err := g.UpsertLinks(links); err != nil {
+		t.Fatal(err)
+	}
+	srcs := []uuid.UUID{links[0].ID, links[1].ID}
+	// Each source's edges come from 7 clients at once, 100 each.
+	var wg sync.WaitGroup
+	errs := make(chan error, 14)
+	for _, src := range srcs {
+		for c := range 7 {
+			wg.Go(func() {
+				var edges []*linkgraph.Edge
+				for _, l := range links[2+c*100 : 2+(c+1)*100] {
+					edges = append(edges, &linkgraph.Edge{Src: src, Dst: l.ID})
+				}
+				if err := g.UpsertEdges(edges); err != nil {
+					errs <- err
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	it, err := g.Edges(uuid.Nil, uuid.Nil, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*linkgraph.Edge
+	for it.Next() {
+		got = append(got, it.Edge())
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2*perSource {
+		t.Fatalf("%d edges read, want %d", len(got), 2*perSource)
+	}
+	for i := 1; i < len(got); i++ {
+		p, e := got[i-1], got[i]
+		if c := bytes.Compare(p.Src[:], e.Src[:]); c > 0 || c == 0 && bytes.Compare(p.Dst[:], e.Dst[:]) >= 0 {
+			t.Fatalf("edge %d (%s -> %s) after (%s -> %s): not in (source, destination) order", i, e.Src, e.Dst, p.Src, p.Dst)
+		}
 	}
 }
