@@ -30,9 +30,12 @@ type summary struct {
 	SitemapURLs    int64   `json:"sitemap_urls"`
 	SitemapSkipped int64   `json:"sitemap_urls_skipped"`
 	Elapsed        float64 `json:"elapsed_seconds"`
-	PagesPerSec    float64 `json:"pages_per_second"`
-	Interrupted    bool    `json:"interrupted"`
-	Partition      string  `json:"partition,omitempty"`
+	// Active is the time to the last page handled; PagesPerSec counts it,
+	// not the wait for more work at the end of a shared crawl (--idle).
+	Active      float64 `json:"active_seconds"`
+	PagesPerSec float64 `json:"pages_per_second"`
+	Interrupted bool    `json:"interrupted"`
+	Partition   string  `json:"partition,omitempty"`
 }
 
 func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
@@ -49,9 +52,10 @@ func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 		SitemapURLs:    s.SitemapURLs,
 		SitemapSkipped: s.SitemapSkipped,
 		Elapsed:        s.Elapsed.Seconds(),
+		Active:         s.Active.Seconds(),
 		Interrupted:    interrupted,
 	}
-	sum.PagesPerSec = float64(sum.Pages) / max(sum.Elapsed, 1e-9)
+	sum.PagesPerSec = float64(sum.Pages) / max(sum.Active, 1e-9)
 	if cfg.partition.count > 1 {
 		sum.Partition = cfg.partition.String()
 	}
@@ -59,8 +63,13 @@ func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 }
 
 func printSummary(w io.Writer, s summary) {
-	fmt.Fprintf(w, "crawled %d pages (%s, %d links) in %.2fs, %.0f pages/s; %d errors, %d skipped",
-		s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed, s.PagesPerSec, s.Errors, s.Skipped)
+	fmt.Fprintf(w, "crawled %d pages (%s, %d links) in %.2fs", s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed)
+	if s.Elapsed-s.Active >= idleShown {
+		// A shared crawl waits for work at its end (--idle): the pages
+		// went at the rate of the time before.
+		fmt.Fprintf(w, " (last page at %.2fs, then waited for more work: --idle)", s.Active)
+	}
+	fmt.Fprintf(w, ", %.0f pages/s; %d errors, %d skipped", s.PagesPerSec, s.Errors, s.Skipped)
 	if s.Queued > 0 {
 		fmt.Fprintf(w, "; %d links left for the next run", s.Queued)
 	}
@@ -98,6 +107,10 @@ func printSummary(w io.Writer, s summary) {
 		}
 	}
 }
+
+// idleShown is the wait for work at the end of a crawl worth a mention in
+// its summary line.
+const idleShown = 0.5 // seconds
 
 // isLinkDecision reports whether a reason counts links left out by scope or
 // depth (found on pages, or listed by sitemaps: "sitemap: ..."), rather

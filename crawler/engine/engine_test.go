@@ -92,6 +92,9 @@ func TestConcurrentRuns(t *testing.T) {
 			if sum.Pages != 300 || sum.Errors != 0 {
 				t.Errorf("run %d: %d pages %d errors", i, sum.Pages, sum.Errors)
 			}
+			if sum.Active <= 0 || sum.Active > sum.Elapsed {
+				t.Errorf("run %d: active %v of %v elapsed", i, sum.Active, sum.Elapsed)
+			}
 			site.fetchedOnce(t)
 		}()
 	}

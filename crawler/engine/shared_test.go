@@ -421,6 +421,13 @@ func TestSharedCrawlReadsSitemaps(t *testing.T) {
 	if pages != 8 { // a root and three orphans a host
 		t.Errorf("%d pages crawled in all, want 8", pages)
 	}
+	// Each process waited Idle (1 s) for more work after the last page
+	// anyone handled: its active time leaves that out.
+	for i, s := range sums {
+		if s.Active < 0 || s.Elapsed-s.Active < 900*time.Millisecond {
+			t.Errorf("process %d: active %v of %v elapsed, want at least the 1s idle wait left out", i, s.Active, s.Elapsed)
+		}
+	}
 	for i, site := range sites {
 		for _, p := range []string{"/orphan1", "/orphan2", "/orphan3"} {
 			if n := site.served(p); n != 1 {

@@ -38,6 +38,11 @@ type Progress struct {
 	Sitemaps, SitemapURLs, SitemapSkipped int64
 	// Elapsed since the run started.
 	Elapsed time.Duration
+	// Active is the time from the run's start to its last page handled
+	// (an outcome): a run that ends by waiting for more work that never
+	// comes (a shared crawl's Shared.Idle, a partition's Partition.Idle)
+	// has Elapsed that much longer, and its pages went at Pages/Active.
+	Active time.Duration
 }
 
 // runStats are the live counters of a run.
@@ -51,6 +56,8 @@ type runStats struct {
 	links     atomic.Int64
 
 	sitemaps, sitemapURLs, sitemapSkipped atomic.Int64
+	// lastOutcome is when the last outcome was recorded, since start.
+	lastOutcome atomic.Int64
 
 	mu      sync.Mutex
 	reasons map[string]int64
@@ -80,6 +87,12 @@ func IsError(r crawler.Reason) bool {
 }
 
 func (s *runStats) record(o crawler.Outcome) {
+	for at := int64(time.Since(s.start)); ; {
+		last := s.lastOutcome.Load()
+		if at <= last || s.lastOutcome.CompareAndSwap(last, at) {
+			break
+		}
+	}
 	s.bytes.Add(o.Bytes)
 	switch {
 	case o.Reason == crawler.ReasonCrawled:
@@ -114,5 +127,6 @@ func (s *runStats) snapshot() Progress {
 		SitemapSkipped: s.sitemapSkipped.Load(),
 
 		Elapsed: time.Since(s.start),
+		Active:  time.Duration(s.lastOutcome.Load()),
 	}
 }
