@@ -64,7 +64,7 @@ func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 
 func printSummary(w io.Writer, s summary) {
 	fmt.Fprintf(w, "crawled %d pages (%s, %d links) in %.2fs", s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed)
-	if s.Elapsed-s.Active >= idleShown {
+	if s.Active > 0 && s.Elapsed-s.Active >= idleShown {
 		// A shared crawl waits for work at its end (--idle): the pages
 		// went at the rate of the time before.
 		fmt.Fprintf(w, " (last page at %.2fs, then waited for more work: --idle)", s.Active)

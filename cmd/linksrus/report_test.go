@@ -22,4 +22,10 @@ func TestSummaryLineLeavesTheIdleWaitOut(t *testing.T) {
 	if line := b.String(); strings.Contains(line, "waited") || !strings.Contains(line, "in 0.36s, 3340 pages/s") {
 		t.Errorf("summary of a crawl with no wait: %q", line)
 	}
+	// Nothing handled: no last page to speak of.
+	b.Reset()
+	printSummary(&b, summary{Elapsed: 10.01})
+	if line := b.String(); strings.Contains(line, "last page") {
+		t.Errorf("summary of a crawl that handled nothing: %q", line)
+	}
 }

@@ -343,7 +343,7 @@ func TestSharedCrawlIdleProcessIsQuiet(t *testing.T) {
 	if err := idle.Wait(); err != nil {
 		t.Fatalf("idle process: %v\n%s%s", err, idleOut, idleErr)
 	}
-	m := regexp.MustCompile(`in ([0-9.]+)s,[^\n]*\n(?s:.*)shared crawl: (\d+) coordination queries`).FindStringSubmatch(idleOut.String())
+	m := regexp.MustCompile(`in ([0-9.]+)s[ ,][^\n]*\n(?s:.*)shared crawl: (\d+) coordination queries`).FindStringSubmatch(idleOut.String())
 	if m == nil {
 		t.Fatalf("no summary from the idle process:\n%s", idleOut)
 	}
