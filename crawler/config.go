@@ -140,9 +140,9 @@ type Config struct {
 	// once, one batch per value received, whatever StoreBatchDelay says:
 	// a crawl that has run out of pages to fetch while the links it waits
 	// for sit in a batch asks for them. The store stage has GraphWriters
-	// workers, each gathering its own batch: send that many values to
-	// flush them all (the crawl engine's frontier does, when it runs dry
-	// with pages in flight).
+	// workers (one without a Graph), each gathering its own batch: send
+	// that many values to flush them all (the crawl engine's frontier
+	// does, when it runs dry with pages in flight).
 	StoreFlush <-chan struct{}
 
 	// GraphWriters is how many batches are written to the graph at once,

@@ -33,9 +33,9 @@ import (
 //     it is known by a zero RetrievedAt both in the payload and as the
 //     graph reports it back from step 1, as linkgraph backends do (or, for
 //     a page whose own link the graph knows, in the payload alone: see
-//     KnownLinks). The
-//     pages found unchanged (Payload.Unchanged) have no links to store:
-//     one RefreshEdges (EdgeRefresher) marks all their edges seen instead;
+//     KnownLinks). The pages found unchanged (Payload.Unchanged) have no
+//     links to store: one RefreshEdges (EdgeRefresher) marks all their
+//     edges seen instead;
 //  4. one UpsertLinks setting the pages' RetrievedAt and validators (ETag,
 //     LastModified), unless a RetrievalMarker later in the pipeline does
 //     it (see below).

@@ -92,11 +92,10 @@ func FlushOnPause(pause time.Duration) BatchOption {
 // received from signal: a consumer further on that has run out of work
 // (a crawl whose next pages hide among the links of the pages held) asks
 // for what is held now (what has arrived at the stage), however busy the
-// input still is. One value flushes
-// one batch: with several workers (BatchPool, ScatterGather), send one per
-// worker to flush them all. A value that arrives with nothing held is kept
-// for the next batch, which then goes at its first chance. signal must not
-// be nil.
+// input still is. One value flushes one batch: with several workers
+// (BatchPool, ScatterGather), send one per worker to flush them all. A
+// value that arrives with nothing held is kept for the next batch, which
+// then goes at its first chance. signal must not be nil.
 func FlushOnSignal(signal <-chan struct{}) BatchOption {
 	return func(b *batcher) {
 		if signal == nil && b.err == nil {
@@ -302,10 +301,9 @@ func (r *batchRun) flushAsked() bool {
 				return false
 			}
 			r.add(p)
-			continue
 		default:
+			return r.flush()
 		}
-		break
 	}
 	return r.flush()
 }

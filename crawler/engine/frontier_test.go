@@ -13,16 +13,24 @@ import (
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
 
+// testFrontier returns a run's frontier for o, with its defaults, that
+// hands out links never retrieved.
+func testFrontier(t *testing.T, o Options) *frontier {
+	t.Helper()
+	o, err := o.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 	for _, maxQueued := range []int{100, 2} { // in memory, and mostly spilled
-		o, err := Options{Graph: memory.New(), PerHost: 100, MaxQueued: maxQueued, SpillDir: t.TempDir()}.withDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100, MaxQueued: maxQueued, SpillDir: t.TempDir()})
 		for i, depth := range []int{3, 1, 9, 0, 2, 1} {
 			id := uuid.New()
 			if ok, err := f.add(linkgraph.Link{ID: id, URL: "http://h/" + strconv.Itoa(i)}, depth); !ok || err != nil {
@@ -55,14 +63,7 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 // spilled, and reaches the page when it is handed out.
 func TestFrontierKeepsSitemapLastMod(t *testing.T) {
 	for _, maxQueued := range []int{100, 1} {
-		o, err := Options{Graph: memory.New(), PerHost: 100, MaxQueued: maxQueued, SpillDir: t.TempDir()}.withDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100, MaxQueued: maxQueued, SpillDir: t.TempDir()})
 		mod := time.Date(2024, 5, 6, 7, 8, 9, 10, time.UTC)
 		want := map[uuid.UUID]time.Time{}
 		for i := range 3 {
@@ -96,14 +97,7 @@ func TestFrontierKeepsSitemapLastMod(t *testing.T) {
 // due from the graph before its host's sitemap is read) still gives the
 // page its lastmod when it is handed out.
 func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
-	o, err := Options{Graph: memory.New(), PerHost: 100, SpillDir: t.TempDir()}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100, SpillDir: t.TempDir()})
 	defer f.Close()
 	l := linkgraph.Link{ID: uuid.New(), URL: "http://h/page"}
 	if ok, err := f.add(l, 0); !ok || err != nil {
@@ -127,15 +121,11 @@ func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
 // value per store worker; one with links queued, or nothing in flight,
 // does not.
 func TestFrontierAsksForHeldLinksWhenDry(t *testing.T) {
-	o, err := Options{Graph: memory.New(), PerHost: 100}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := newFrontier(context.Background(), &o, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100})
 	defer f.Close()
+	if f.NextContext(context.Background()) || len(f.storeFlush) != 0 {
+		t.Fatalf("an empty frontier handed a link out or asked for %d flushes", len(f.storeFlush))
+	}
 	for i := range 2 {
 		if ok, err := f.add(linkgraph.Link{ID: uuid.New(), URL: "http://h/" + strconv.Itoa(i)}, 0); !ok || err != nil {
 			t.Fatalf("link %d not queued: %v", i, err)

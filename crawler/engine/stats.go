@@ -56,7 +56,8 @@ type runStats struct {
 	links     atomic.Int64
 
 	sitemaps, sitemapURLs, sitemapSkipped atomic.Int64
-	// lastOutcome is when the last outcome was recorded, since start.
+	// lastOutcome is when the last outcome was recorded, since start (of
+	// outcomes recorded at once, any one: they are microseconds apart).
 	lastOutcome atomic.Int64
 
 	mu      sync.Mutex
@@ -87,12 +88,7 @@ func IsError(r crawler.Reason) bool {
 }
 
 func (s *runStats) record(o crawler.Outcome) {
-	for at := int64(time.Since(s.start)); ; {
-		last := s.lastOutcome.Load()
-		if at <= last || s.lastOutcome.CompareAndSwap(last, at) {
-			break
-		}
-	}
+	s.lastOutcome.Store(int64(time.Since(s.start)))
 	s.bytes.Add(o.Bytes)
 	switch {
 	case o.Reason == crawler.ReasonCrawled:

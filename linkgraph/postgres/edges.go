@@ -94,11 +94,13 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	// its driver.Valuer, a string per element, which cost a fifth of a
 	// crawl's CPU. An edge's ID is derived from its ends, as in the other
 	// backends (a row stored earlier keeps the ID it has).
+	derived := make([]uuid.UUID, n) // by key
 	ids, srcs, dsts, ats := make([][16]byte, n), make([][16]byte, n), make([][16]byte, n), make([]time.Time, n)
 	ends := make(map[[16]byte]struct{}, n)
 	for i, j := range order {
 		k := b.Keys[j]
-		ids[i], srcs[i], dsts[i], ats[i] = graphutil.EdgeID(k.Src, k.Dst), k.Src, k.Dst, b.UpdatedAt[j]
+		derived[j] = graphutil.EdgeID(k.Src, k.Dst)
+		ids[i], srcs[i], dsts[i], ats[i] = derived[j], k.Src, k.Dst, b.UpdatedAt[j]
 		ends[k.Src], ends[k.Dst] = struct{}{}, struct{}{}
 	}
 	distinctEnds := make([][16]byte, 0, len(ends))
@@ -157,7 +159,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		if s, ok := byKey[k]; ok {
 			e.ID, e.UpdatedAt = s.id, s.at
 		} else {
-			e.ID, e.UpdatedAt = graphutil.EdgeID(k.Src, k.Dst), b.UpdatedAt[j]
+			e.ID, e.UpdatedAt = derived[j], b.UpdatedAt[j]
 		}
 	}
 	return nil
@@ -176,11 +178,11 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 		if toID == uuid.Nil {
 			return ""
 		}
-		return fmt.Sprintf(" AND src < $%d", n)
+		return fmt.Sprintf(" AND l.src < $%d", n)
 	}
-	// The edge lists are read in the order of their key, each expanded
-	// in the order it is kept in (PostgreSQL sorts each list's few
-	// edges on their own: an incremental sort).
+	// The edge lists are read in the order of their key, and each list's
+	// edges sorted on their own (an incremental sort, over a list kept in
+	// order already).
 	const edges = "SELECT e.id, l.src, e.dst, e.at FROM edge_lists AS l, unnest(l.dsts, l.ids, l.updated) AS e (dst, id, at) WHERE "
 	first := edges + "l.src >= $1 AND e.at < $2" + upper(4) + " ORDER BY l.src, e.dst LIMIT $3"
 	rest := edges + "l.src >= $1 AND (l.src, e.dst) > ($1, $2) AND e.at < $3" + upper(5) + " ORDER BY l.src, e.dst LIMIT $4"
