@@ -97,8 +97,8 @@ func (q *Queue) Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error
 	links = slices.Clone(links)
 	slices.SortFunc(links, func(a, b linkgraph.QueuedLink) int { return compareUUID(a.ID, b.ID) })
 	links = slices.CompactFunc(links, func(a, b linkgraph.QueuedLink) bool { return a.ID == b.ID })
-	ids := make([][16]byte, len(links))
-	hosts := make([]string, len(links))
+	ids := make(uuidArray, len(links))
+	hosts := make(textArray, len(links))
 	depths := make([]int32, len(links))
 	for i, l := range links {
 		ids[i], hosts[i], depths[i] = l.ID, l.Host, int32(min(l.Depth, 1<<30))
@@ -461,11 +461,11 @@ func compareUUID(a, b uuid.UUID) int {
 	return 0
 }
 
-// rawUUIDs returns ids as plain 16-byte arrays, which pgx encodes as
-// binary UUIDs directly (a uuid.UUID goes through its driver.Valuer, as
-// text, element by element).
-func rawUUIDs(ids []uuid.UUID) [][16]byte {
-	out := make([][16]byte, len(ids))
+// rawUUIDs returns ids as a UUID[] parameter (see uuidArray); a
+// uuid.UUID would go through its driver.Valuer, as text, element by
+// element. The result is never nil (NULL), even for no ids.
+func rawUUIDs(ids []uuid.UUID) uuidArray {
+	out := make(uuidArray, len(ids))
 	for i, id := range ids {
 		out[i] = id
 	}

@@ -92,10 +92,10 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	n := len(order)
 	// Plain [16]byte rather than uuid.UUID: pgx encodes the latter through
 	// its driver.Valuer, a string per element, which cost a fifth of a
-	// crawl's CPU. An edge's ID is derived from its ends, as in the other
+	// crawl's CPU (and see uuidArray). An edge's ID is derived from its ends, as in the other
 	// backends (a row stored earlier keeps the ID it has).
 	derived := make([]uuid.UUID, n) // by key
-	ids, srcs, dsts, ats := make([][16]byte, n), make([][16]byte, n), make([][16]byte, n), make([]time.Time, n)
+	ids, srcs, dsts, ats := make(uuidArray, n), make(uuidArray, n), make(uuidArray, n), make(timeArray, n)
 	ends := make(map[[16]byte]struct{}, n)
 	for i, j := range order {
 		k := b.Keys[j]
@@ -103,7 +103,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		ids[i], srcs[i], dsts[i], ats[i] = derived[j], k.Src, k.Dst, b.UpdatedAt[j]
 		ends[k.Src], ends[k.Dst] = struct{}{}, struct{}{}
 	}
-	distinctEnds := make([][16]byte, 0, len(ends))
+	distinctEnds := make(uuidArray, 0, len(ends))
 	for id := range ends {
 		distinctEnds = append(distinctEnds, id)
 	}

@@ -119,8 +119,8 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 			continue
 		}
 		n := len(part.order)
-		ids, some := make([][16]byte, n), make([]string, n)
-		ats, etags, lastMods := make([]time.Time, n), make([]string, n), make([]string, n)
+		ids, some := make(uuidArray, n), make(textArray, n)
+		ats, etags, lastMods := make(timeArray, n), make(textArray, n), make(textArray, n)
 		for i, j := range part.order {
 			ids[i], some[i], ats[i] = uuid.New(), b.URLs[j], b.RetrievedAt[j]
 			etags[i], lastMods[i] = b.ETag[j], b.LastModified[j]
@@ -130,7 +130,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 		}
 		urls = append(urls, some...)
 	}
-	var missing []string
+	var missing textArray
 	for _, u := range urls {
 		if _, ok := byURL[u]; !ok {
 			missing = append(missing, u)

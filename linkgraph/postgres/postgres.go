@@ -98,6 +98,10 @@
 //     CockroachDB may have named the foreign keys of migration 0001
 //     otherwise (fk_src_ref_links in older versions), in which case they
 //     stay, which costs speed, not correctness.
+//   - Array parameters (UUID[], TIMESTAMPTZ[], TEXT[]) written by hand in
+//     PostgreSQL's binary array format (arrays.go): CockroachDB gives
+//     these types PostgreSQL's OIDs and accepts the binary format of
+//     bind parameters, as pgx's own encoding already relied on.
 //   - No advisory lock is taken in the claim path (the migration lock is
 //     PostgreSQL-only, as before).
 package postgres
@@ -111,6 +115,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linksrus/linksrus/linkgraph"
@@ -147,6 +152,10 @@ func Open(ctx context.Context, dsn string) (*Graph, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres graph: parse connection string: %w", err)
+	}
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		registerArrayCodecs(conn)
+		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
