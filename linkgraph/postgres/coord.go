@@ -282,6 +282,14 @@ func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) 
 		}
 		return rows.Err()
 	})
+	if err == nil {
+		// Joined with links: these are stored (see knownLinks).
+		ids := make(uuidArray, len(out))
+		for i, l := range out {
+			ids[i] = l.ID
+		}
+		q.g.known.add(ids...)
+	}
 	return out, err
 }
 

@@ -17,7 +17,8 @@ import (
 // an edge names an unknown link: then it writes nothing and returns one
 // row of NULLs. The check counts the batch's distinct ends ($5, $6 of
 // them) in the links table's primary key (see migration 0004 for why this
-// replaced foreign keys). An edge already listed keeps its ID and the later
+// replaced foreign keys); the caller leaves out the ends it knows are
+// stored (knownLinks). An edge already listed keeps its ID and the later
 // of its two times. Only the lists that came out otherwise than the batch
 // put them (edges listed before, an older ID, a later time) are returned:
 // a crawl's are nearly all new, and the caller's edges keep what they were
@@ -96,17 +97,15 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	// backends (a row stored earlier keeps the ID it has).
 	derived := make([]uuid.UUID, n) // by key
 	ids, srcs, dsts, ats := make(uuidArray, n), make(uuidArray, n), make(uuidArray, n), make(timeArray, n)
-	ends := make(map[[16]byte]struct{}, n)
 	for i, j := range order {
 		k := b.Keys[j]
 		derived[j] = graphutil.EdgeID(k.Src, k.Dst)
 		ids[i], srcs[i], dsts[i], ats[i] = derived[j], k.Src, k.Dst, b.UpdatedAt[j]
-		ends[k.Src], ends[k.Dst] = struct{}{}, struct{}{}
 	}
-	distinctEnds := make(uuidArray, 0, len(ends))
-	for id := range ends {
-		distinctEnds = append(distinctEnds, id)
-	}
+	// Only the ends this graph has not seen stored are looked up (see
+	// knownLinks): a crawl's edges join links it has just upserted.
+	toCheck := g.known.unknown(srcs, dsts)
+	g.endsChecked.Add(int64(len(toCheck)))
 
 	// What each edge of the batch is stored as: what it was sent as, but
 	// for the lists returned.
@@ -119,7 +118,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		unknown bool
 	)
 	err = retry(g.ctx, func(ctx context.Context) error {
-		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats, distinctEnds, len(distinctEnds))
+		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats, toCheck, len(toCheck))
 		if err != nil {
 			return err
 		}
@@ -153,6 +152,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	if unknown {
 		return linkgraph.ErrUnknownEdgeLinks
 	}
+	g.known.add(toCheck...)
 	for i, e := range edges {
 		j := b.Index[i]
 		k := b.Keys[j]

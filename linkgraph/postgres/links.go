@@ -142,6 +142,11 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 			return err
 		}
 	}
+	stored := make(uuidArray, 0, len(byURL))
+	for _, s := range byURL {
+		stored = append(stored, s.id)
+	}
+	g.known.add(stored...)
 	for i, l := range links {
 		s, ok := byURL[b.URLs[b.Index[i]]]
 		if !ok {

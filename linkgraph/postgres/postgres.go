@@ -80,7 +80,8 @@
 //   - Graph upserts of links never retrieved: the same shape with
 //     INSERT … ON CONFLICT DO NOTHING … RETURNING: supported.
 //   - Graph upserts of edges: a CTE counting the batch's distinct ends
-//     found in links (count(*) … WHERE id = ANY(array)), the input grouped by
+//     found in links (count(*) … WHERE id = ANY(array); only the ends the
+//     process has not seen stored), the input grouped by
 //     source into arrays (array_agg … ORDER BY), an INSERT … SELECT …
 //     ORDER BY, ON CONFLICT DO UPDATE SET (a, b, c) = (subquery) whose
 //     subquery expands the stored and the new arrays (multi-argument
@@ -113,6 +114,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -138,6 +140,11 @@ type Graph struct {
 	cancel context.CancelFunc
 	// cockroach is set on CockroachDB, which lacks LISTEN/NOTIFY.
 	cockroach bool
+	// known holds IDs of links seen stored, whose existence edge upserts
+	// need not check again.
+	known knownLinks
+	// endsChecked counts the edge ends checked in the database (tests).
+	endsChecked atomic.Int64
 
 	mu     sync.Mutex
 	queues []*Queue // closed by Close: each may hold a LISTEN connection
