@@ -12,27 +12,55 @@ import (
 	"github.com/linksrus/linksrus/linkgraph/internal/graphutil"
 )
 
-// upsertEdgesSQL merges a batch into its sources' edge lists (migration
+// The edge upsert merges a batch into its sources' edge lists (migration
 // 0005: one row per source, arrays in step sorted by destination), unless
 // an edge names an unknown link: then it writes nothing and returns one
-// row of NULLs. The check counts the batch's distinct ends ($5, $6 of
-// them) in the links table's primary key (see migration 0004 for why this
-// replaced foreign keys); the caller leaves out the ends it knows are
-// stored (knownLinks). An edge already listed keeps its ID and the later
-// of its two times. Only the lists that came out otherwise than the batch
-// put them (edges listed before, an older ID, a later time) are returned:
-// a crawl's are nearly all new, and the caller's edges keep what they were
-// sent with.
+// row of NULLs. The check counts the batch's distinct ends that the
+// caller does not know are stored (knownLinks) in the links table's
+// primary key (see migration 0004 for why this replaced foreign keys). An
+// edge already listed keeps its ID and the later of its two times. Only
+// the lists that came out otherwise than the batch put them (edges listed
+// before, an older ID, a later time) are returned: a crawl's are nearly
+// all new, and the caller's edges keep what they were sent with.
+//
+// The batch comes sorted by source then destination, and is made into a
+// list per source in one of two ways (the "grouped" CTE), the rest of the
+// statement (upsertEdgesMerge) being the same:
+//
+//   - On PostgreSQL (upsertEdgesSlicedSQL), the batch's columns are sent
+//     flat with each source's first and last position, and a source's
+//     lists are slices of them: less than half the time of grouping
+//     (a crawl's batch of 1,235 edges: 0.26 ms against 0.55-0.74 ms to
+//     group and insert, EXPLAIN ANALYZE).
+//   - CockroachDB has no array slices, so there (upsertEdgesSQL) the batch
+//     is sent an edge per row and grouped by source, each list ordered
+//     again by array_agg … ORDER BY.
 const upsertEdgesSQL = `
-WITH input (id, src, dst, updated_at) AS (
-	SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
-), unknown AS (
+WITH unknown AS (
 	SELECT $6::INT - count(*) AS n FROM links WHERE id = ANY($5::UUID[])
+), input (id, src, dst, updated_at) AS (
+	SELECT * FROM unnest($1::UUID[], $2::UUID[], $3::UUID[], $4::TIMESTAMPTZ[])
 ), grouped AS (
 	SELECT src, array_agg(dst ORDER BY dst) AS dsts, array_agg(id ORDER BY dst) AS ids,
 		array_agg(updated_at ORDER BY dst) AS updated
 	FROM input, unknown WHERE unknown.n = 0 GROUP BY src
-), upserted AS (
+)` + upsertEdgesMerge
+
+// upsertEdgesSlicedSQL is upsertEdgesSQL for PostgreSQL: $1 the sources,
+// $2 and $3 the first and last position of each one's edges in $4 (IDs),
+// $5 (destinations) and $6 (times).
+const upsertEdgesSlicedSQL = `
+WITH unknown AS (
+	SELECT $8::INT - count(*) AS n FROM links WHERE id = ANY($7::UUID[])
+), grouped AS (
+	SELECT s.src, ($5::UUID[])[s.lo:s.hi] AS dsts, ($4::UUID[])[s.lo:s.hi] AS ids,
+		($6::TIMESTAMPTZ[])[s.lo:s.hi] AS updated
+	FROM unnest($1::UUID[], $2::INT[], $3::INT[]) AS s (src, lo, hi), unknown WHERE unknown.n = 0
+)` + upsertEdgesMerge
+
+// upsertEdgesMerge is the part of the edge upserts after "grouped": the
+// lists, one per source, with the CTE "unknown" telling whether to write.
+const upsertEdgesMerge = `, upserted AS (
 	INSERT INTO edge_lists AS l (src, dsts, ids, updated)
 	SELECT src, dsts, ids, updated FROM grouped ORDER BY src
 	ON CONFLICT (src) DO UPDATE SET (dsts, ids, updated) = (
@@ -93,8 +121,9 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	n := len(order)
 	// Plain [16]byte rather than uuid.UUID: pgx encodes the latter through
 	// its driver.Valuer, a string per element, which cost a fifth of a
-	// crawl's CPU (and see uuidArray). An edge's ID is derived from its ends, as in the other
-	// backends (a row stored earlier keeps the ID it has).
+	// crawl's CPU (and see uuidArray). An edge's ID is derived from its
+	// ends, as in the other backends (a row stored earlier keeps the ID it
+	// has).
 	derived := make([]uuid.UUID, n) // by key
 	ids, srcs, dsts, ats := make(uuidArray, n), make(uuidArray, n), make(uuidArray, n), make(timeArray, n)
 	for i, j := range order {
@@ -107,6 +136,20 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 	toCheck := g.known.unknown(srcs, dsts)
 	g.endsChecked.Add(int64(len(toCheck)))
 
+	query, args := upsertEdgesSQL, []any{ids, srcs, dsts, ats, toCheck, len(toCheck)}
+	if !g.portableSQL {
+		// A run of equal sources in srcs is one source's edges.
+		var sources uuidArray
+		var first, last []int32
+		for i, src := range srcs {
+			if i == 0 || src != srcs[i-1] {
+				sources, first, last = append(sources, src), append(first, int32(i+1)), append(last, 0)
+			}
+			last[len(last)-1] = int32(i + 1)
+		}
+		query, args = upsertEdgesSlicedSQL, []any{sources, first, last, ids, dsts, ats, toCheck, len(toCheck)}
+	}
+
 	// What each edge of the batch is stored as: what it was sent as, but
 	// for the lists returned.
 	type stored struct {
@@ -118,7 +161,7 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		unknown bool
 	)
 	err = retry(g.ctx, func(ctx context.Context) error {
-		rows, err := g.pool.Query(ctx, upsertEdgesSQL, ids, srcs, dsts, ats, toCheck, len(toCheck))
+		rows, err := g.pool.Query(ctx, query, args...)
 		if err != nil {
 			return err
 		}

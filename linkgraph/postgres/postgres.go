@@ -90,6 +90,10 @@
 //     supported (multi-argument unnest and tuple assignment from a
 //     subquery since v20.1/v20.2); a correlated subquery in ON CONFLICT DO
 //     UPDATE is the part most likely to be refused by an older version.
+//     On PostgreSQL the batch is instead sent with each source's first and
+//     last position and sliced into lists (arr[lo:hi]); CockroachDB has no
+//     array slices, so it gets the grouping form above (Graph.portableSQL,
+//     which the tests also run on PostgreSQL).
 //   - Edge reads, refreshes and removals: unnest of the arrays in a
 //     lateral FROM item, WITH ORDINALITY, UPDATE … SET (…) = (correlated
 //     subquery), DELETE with NOT EXISTS over unnest: supported.
@@ -140,6 +144,10 @@ type Graph struct {
 	cancel context.CancelFunc
 	// cockroach is set on CockroachDB, which lacks LISTEN/NOTIFY.
 	cockroach bool
+	// portableSQL makes statements that have a faster PostgreSQL-only
+	// form use the form CockroachDB accepts too: set on CockroachDB, and
+	// by tests, which run it on PostgreSQL.
+	portableSQL bool
 	// known holds IDs of links seen stored, whose existence edge upserts
 	// need not check again.
 	known knownLinks
@@ -174,7 +182,7 @@ func Open(ctx context.Context, dsn string) (*Graph, error) {
 		return nil, fmt.Errorf("postgres graph: migrate: %w", err)
 	}
 	gctx, cancel := context.WithCancel(context.Background())
-	return &Graph{pool: pool, ctx: gctx, cancel: cancel, cockroach: cockroach}, nil
+	return &Graph{pool: pool, ctx: gctx, cancel: cancel, cockroach: cockroach, portableSQL: cockroach}, nil
 }
 
 // Close cancels running queries and closes the connection pool. It waits
