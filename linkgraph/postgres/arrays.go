@@ -15,7 +15,9 @@ import (
 // Parameters of the types below are written straight into PostgreSQL's
 // binary array format instead, by the codecs registerArrayCodecs puts in
 // front of pgx's own on every connection. Anything else, and these types in
-// the text format (the simple protocol), still goes through pgx's codecs.
+// the text format, still go through pgx's codecs; the types are mapped to
+// their PostgreSQL array types for the query modes that send no parameter
+// types (default_query_exec_mode=simple_protocol or exec).
 type (
 	// uuidArray is a UUID[] parameter.
 	uuidArray [][16]byte
@@ -104,7 +106,9 @@ func (c arrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value an
 }
 
 // registerArrayCodecs puts the codecs of uuidArray, timeArray and
-// textArray in front of pgx's on conn (a pgxpool AfterConnect hook).
+// textArray in front of pgx's on conn (a pgxpool AfterConnect hook), and
+// names their PostgreSQL types for the query modes that do not ask the
+// server (pgx would otherwise find no plan for a named slice type).
 // CockroachDB gives these types PostgreSQL's OIDs and binary format.
 func registerArrayCodecs(conn *pgx.Conn) {
 	registerArrayCodecsIn(conn.TypeMap())
@@ -113,16 +117,18 @@ func registerArrayCodecs(conn *pgx.Conn) {
 func registerArrayCodecsIn(m *pgtype.Map) {
 	for _, a := range []struct {
 		oid, elemOID uint32
+		value        any
 		encodes      func(any) bool
 	}{
-		{pgtype.UUIDArrayOID, pgtype.UUIDOID, func(v any) bool { _, ok := v.(uuidArray); return ok }},
-		{pgtype.TimestamptzArrayOID, pgtype.TimestamptzOID, func(v any) bool { _, ok := v.(timeArray); return ok }},
-		{pgtype.TextArrayOID, pgtype.TextOID, func(v any) bool { _, ok := v.(textArray); return ok }},
+		{pgtype.UUIDArrayOID, pgtype.UUIDOID, uuidArray(nil), func(v any) bool { _, ok := v.(uuidArray); return ok }},
+		{pgtype.TimestamptzArrayOID, pgtype.TimestamptzOID, timeArray(nil), func(v any) bool { _, ok := v.(timeArray); return ok }},
+		{pgtype.TextArrayOID, pgtype.TextOID, textArray(nil), func(v any) bool { _, ok := v.(textArray); return ok }},
 	} {
 		t, ok := m.TypeForOID(a.oid)
 		if !ok {
 			continue
 		}
 		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: arrayCodec{Codec: t.Codec, elemOID: a.elemOID, encodes: a.encodes}})
+		m.RegisterDefaultPgType(a.value, t.Name)
 	}
 }

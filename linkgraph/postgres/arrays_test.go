@@ -3,10 +3,14 @@ package postgres
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // TestArrayEncodingMatchesPgx checks that the hand-written binary arrays
@@ -95,4 +99,44 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestQueryModesWithoutParameterTypes runs the graph's and the queue's
+// array statements in the query modes that send no parameter types, where
+// pgx picks an encoding from the Go type alone.
+func TestQueryModesWithoutParameterTypes(t *testing.T) {
+	dsn := testDatabase(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, mode := range []string{"simple_protocol", "exec"} {
+		t.Run(mode, func(t *testing.T) {
+			g, err := Open(t.Context(), dsn+sep+"default_query_exec_mode="+mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			links := []*linkgraph.Link{{URL: "http://modes.test/" + mode + "/a"}, {URL: "http://modes.test/" + mode + "/b", RetrievedAt: time.Now()}}
+			if err := g.UpsertLinks(links); err != nil {
+				t.Fatal(err)
+			}
+			g.known.forget() // the ends are looked up too
+			if err := g.UpsertEdges([]*linkgraph.Edge{{Src: links[0].ID, Dst: links[1].ID}}); err != nil {
+				t.Fatal(err)
+			}
+			host := "modes.test." + mode
+			q := g.Queue()
+			if err := q.Enqueue(t.Context(), []linkgraph.QueuedLink{{ID: links[0].ID, Host: host}}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := q.Pull(t.Context(), host, nil, 10)
+			if err != nil || len(got) != 1 || got[0].ID != links[0].ID {
+				t.Fatalf("Pull = %v, %v", got, err)
+			}
+			if err := q.Done(t.Context(), []uuid.UUID{got[0].ID}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

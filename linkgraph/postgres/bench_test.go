@@ -112,9 +112,7 @@ func BenchmarkCrawlEdges(b *testing.B) {
 					e.Dst = found[i].ID
 				}
 				if forget {
-					g.known.mu.Lock()
-					g.known.cur, g.known.old = nil, nil
-					g.known.mu.Unlock()
+					g.known.forget()
 				}
 				batch++
 				b.StartTimer()

@@ -12,7 +12,11 @@ const knownLinksMax = 1 << 15
 // database only the ends it has not seen: with a large links table, those
 // checks are an index lookup per end, and a crawl's edges join links it
 // has just upserted. Links are never removed from a graph (the Graph API
-// has no way to), so an ID once seen stored stays valid. It holds two
+// has no way to), so an ID once seen stored stays valid; a database that
+// loses links behind the program's back (a backup restored, a failover to
+// a replica that missed commits, rows deleted by hand) needs its crawlers
+// restarted, or they may store edges to links that are gone, as they may
+// through any other process's cache. It holds two
 // generations of at most knownLinksMax IDs; the older is dropped when the
 // newer fills, which bounds it at about 2 MiB.
 type knownLinks struct {
@@ -30,6 +34,13 @@ func (k *knownLinks) add(ids ...[16]byte) {
 		}
 		k.cur[id] = struct{}{}
 	}
+}
+
+// forget drops every ID (benchmarks and tests that empty the tables).
+func (k *knownLinks) forget() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.cur, k.old = nil, nil
 }
 
 // unknown returns the IDs in lists that are not known to be stored, each
