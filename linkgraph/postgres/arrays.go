@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"encoding/binary"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -94,12 +95,13 @@ func (p arrayPlan) Encode(value any, buf []byte) ([]byte, error) {
 type arrayCodec struct {
 	pgtype.Codec
 	elemOID uint32
-	encodes func(value any) bool // whether value is this codec's type
+	goType  reflect.Type // the type above this codec encodes
 }
 
 // PlanEncode implements pgtype.Codec.
 func (c arrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if format == pgtype.BinaryFormatCode && c.encodes(value) {
+	// pgx memoizes the plan by the value's type: no reflection per value.
+	if format == pgtype.BinaryFormatCode && reflect.TypeOf(value) == c.goType {
 		return arrayPlan{elemOID: c.elemOID}
 	}
 	return c.Codec.PlanEncode(m, oid, format, value)
@@ -117,18 +119,17 @@ func registerArrayCodecs(conn *pgx.Conn) {
 func registerArrayCodecsIn(m *pgtype.Map) {
 	for _, a := range []struct {
 		oid, elemOID uint32
-		value        any
-		encodes      func(any) bool
+		value        binaryArray
 	}{
-		{pgtype.UUIDArrayOID, pgtype.UUIDOID, uuidArray(nil), func(v any) bool { _, ok := v.(uuidArray); return ok }},
-		{pgtype.TimestamptzArrayOID, pgtype.TimestamptzOID, timeArray(nil), func(v any) bool { _, ok := v.(timeArray); return ok }},
-		{pgtype.TextArrayOID, pgtype.TextOID, textArray(nil), func(v any) bool { _, ok := v.(textArray); return ok }},
+		{pgtype.UUIDArrayOID, pgtype.UUIDOID, uuidArray(nil)},
+		{pgtype.TimestamptzArrayOID, pgtype.TimestamptzOID, timeArray(nil)},
+		{pgtype.TextArrayOID, pgtype.TextOID, textArray(nil)},
 	} {
 		t, ok := m.TypeForOID(a.oid)
 		if !ok {
 			continue
 		}
-		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: arrayCodec{Codec: t.Codec, elemOID: a.elemOID, encodes: a.encodes}})
+		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: arrayCodec{Codec: t.Codec, elemOID: a.elemOID, goType: reflect.TypeOf(a.value)}})
 		m.RegisterDefaultPgType(a.value, t.Name)
 	}
 }
