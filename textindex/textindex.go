@@ -71,6 +71,12 @@ var (
 	// neither QueryTypeMatch nor QueryTypePhrase.
 	ErrUnknownQueryType = errors.New("textindex: unknown query type")
 
+	// ErrCorrupt is returned (wrapped) by a backend whose stored data is
+	// damaged: a file overwritten or truncated behind its back. Nothing
+	// was written; the store must be moved away (or restored) before it
+	// is used again.
+	ErrCorrupt = errors.New("textindex: store is corrupt")
+
 	// ErrInvalidScore is returned for a PageRank that is NaN or infinite,
 	// which would make the result order undefined.
 	ErrInvalidScore = errors.New("textindex: score must be a finite number")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -158,5 +159,57 @@ func TestCorruptGraphIsOneLine(t *testing.T) {
 	// A search reads the index alone, which is intact.
 	if r := linksrus(t, nil, "search", "--data", data, "gophers"); r.code != 0 || !strings.Contains(r.stdout, "about gophers") {
 		t.Errorf("search beside a damaged graph: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A damaged index.db stops every command that reads or writes the index
+// before it fetches or writes anything: one line naming the file, exit 1.
+// (A crawl used to warn, go on into the damaged file, mark the pages
+// crawled in the graph, rank, and exit 0.)
+func TestCorruptIndexStopsEveryCommandFirst(t *testing.T) {
+	site := newTestSite(t, 200, 0)
+	data := t.TempDir()
+	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--max-pages", "120", site.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("crawl: exit %d: %s", r.code, r.stderr)
+	}
+	index := filepath.Join(data, "index.db")
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Garbage over the middle of the file, a few pages' worth.
+	for i := len(b) / 2; i < len(b)/2+16<<10 && i < len(b); i++ {
+		b[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(index, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	graphBefore, err := os.ReadFile(filepath.Join(data, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchedBefore := site.fetched()
+	for _, args := range [][]string{
+		{"crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL + "/"},
+		{"crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--recrawl-after", "1ns", site.URL + "/"},
+		{"search", "--data", data, "gophers"},
+		{"stats", "--data", data},
+		{"rank", "--data", data},
+	} {
+		r := linksrus(t, nil, args...)
+		if r.code != exitFailure || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
+			!strings.Contains(r.stderr, "corrupt") || !strings.Contains(r.stderr, index) || !strings.Contains(r.stderr, "move it away") {
+			t.Errorf("%s on a damaged index: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if n := site.fetched() - fetchedBefore; n != 0 {
+		t.Errorf("%d pages fetched with a damaged index", n)
+	}
+	if after, err := os.ReadFile(filepath.Join(data, "graph.db")); err != nil || !bytes.Equal(after, graphBefore) {
+		t.Errorf("the graph changed while the index was damaged (%v)", err)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(after, b) {
+		t.Errorf("the damaged index was written to")
 	}
 }

@@ -117,7 +117,11 @@ func openIndexForReading(ctx context.Context, sf *storeFlags) (textindex.Indexer
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	return textindex.Open(ctx, u)
+	idx, err := textindex.Open(ctx, u)
+	if err != nil {
+		return nil, indexOpenError(err)
+	}
+	return idx, nil
 }
 
 // statusSource returns where the status page's figures come from. A

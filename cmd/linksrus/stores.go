@@ -112,6 +112,10 @@ type stores struct {
 // openStores opens the graph and, when wantIndex, the index. Embedded stores
 // create the data directory; a missing directory is an error when create is
 // false, so that search and stats do not invent an empty data set.
+//
+// The index is opened first: it checks its file when it opens, and a
+// damaged index must stop a command before the graph is touched (opening
+// the embedded graph for writing commits to it).
 func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*stores, error) {
 	if err := s.check(); err != nil {
 		return nil, err
@@ -125,33 +129,40 @@ func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*st
 	if err != nil {
 		return nil, err
 	}
+	iu := ""
+	if wantIndex {
+		if iu, err = s.indexURL(); err != nil {
+			return nil, err
+		}
+	}
 	// Opening connects and migrates; a database that does not answer must
 	// not hang the command.
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
+	st := &stores{}
+	if iu != "" {
+		idx, err := textindex.Open(ctx, iu)
+		if err != nil {
+			return nil, indexOpenError(err)
+		}
+		st.index = idx
+	}
 	g, err := linkgraph.Open(ctx, gu)
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, st.Close())
 	}
-	st := &stores{graph: g}
-	if !wantIndex {
-		return st, nil
-	}
-	iu, err := s.indexURL()
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	if iu == "" {
-		return st, nil
-	}
-	idx, err := textindex.Open(ctx, iu)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	st.index = idx
+	st.graph = g
 	return st, nil
+}
+
+// indexOpenError says what to do about an index that cannot be opened
+// because it is damaged. The graph says the same of itself; for the index
+// it matters that the graph still counts the pages as crawled.
+func indexOpenError(err error) error {
+	if errors.Is(err, textindex.ErrCorrupt) {
+		return fmt.Errorf("%w; move it away to start again (the graph still counts its pages as crawled: crawl --recrawl-after fetches them again, import reads them back from WARC files)", err)
+	}
+	return err
 }
 
 // Close closes both stores and returns the first error.

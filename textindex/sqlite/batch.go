@@ -50,7 +50,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: index batch of %d: %w", len(docs), err)
+		return fmt.Errorf("sqlite: index batch of %d: %w", len(docs), i.storeErr(err))
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, closedErr(err))
+		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, i.storeErr(err))
 	}
 	switch {
 	case doc.ContentHash == "":
@@ -45,7 +45,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find %s: duplicates: %w", linkID, closedErr(err))
+		return nil, fmt.Errorf("sqlite: find %s: duplicates: %w", linkID, i.storeErr(err))
 	}
 	return doc, nil
 }
@@ -199,7 +199,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	}
 	var total uint64
 	if err := i.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
-		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, closedErr(err))
+		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 	}
 	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, expr, site, offset, limit)
@@ -236,7 +236,7 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64,
 	}
 	rows, err := i.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
+		return nil, fmt.Errorf("sqlite: search: fetch results: %w", i.storeErr(err))
 	}
 	defer rows.Close()
 	var docs []*textindex.Document
@@ -250,10 +250,10 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64,
 		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search: fetch results: %w", closedErr(err))
+		return nil, fmt.Errorf("sqlite: search: fetch results: %w", i.storeErr(err))
 	}
 	if err := i.alsoAt(ctx, docs); err != nil {
-		return nil, fmt.Errorf("sqlite: search: duplicates of results: %w", closedErr(err))
+		return nil, fmt.Errorf("sqlite: search: duplicates of results: %w", i.storeErr(err))
 	}
 	return docs, nil
 }
@@ -262,7 +262,7 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64,
 func (i *Index) Count(ctx context.Context) (uint64, error) {
 	var n uint64
 	if err := i.db.QueryRowContext(ctx, `SELECT count(*) FROM bodies WHERE canon`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqlite: count: %w", closedErr(err))
+		return 0, fmt.Errorf("sqlite: count: %w", i.storeErr(err))
 	}
 	return n, nil
 }

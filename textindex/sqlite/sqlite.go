@@ -25,6 +25,13 @@
 // (see Index.Index); reads run in parallel on a pool of connections. The WAL files (index.db-wal, index.db-shm)
 // belong to the index and must be kept next to it.
 //
+// A file damaged behind SQLite's back (overwritten, truncated, a bad disk)
+// is refused when it is opened, with textindex.ErrCorrupt, before anything
+// is written: Open and OpenReadOnly run PRAGMA quick_check over every page
+// of a file of up to 256 MiB (well under a second), and over the schema and
+// the docs table of a larger one. Damage found later by a statement also
+// fails with textindex.ErrCorrupt, and its transaction is not committed.
+//
 // Three tables share one rowid: docs (LinkID and PageRank, small rows),
 // bodies (URL, title, content, time) and docs_fts, a contentless FTS5 table
 // over the title and content that stores only the inverted index, so the
@@ -56,7 +63,8 @@ import (
 
 	"github.com/google/uuid"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	driver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/linksrus/linksrus/textindex"
 )
@@ -113,8 +121,9 @@ var _ interface {
 
 // Index is a textindex.Indexer stored in a SQLite database file.
 type Index struct {
-	db *sql.DB // for reads; a pool, so searches run in parallel
-	w  *writer // all writes, on one connection of db
+	db   *sql.DB // for reads; a pool, so searches run in parallel
+	w    *writer // all writes, on one connection of db
+	path string  // named in errors
 }
 
 // Open opens, or creates, the index in the SQLite file at path and brings
@@ -139,14 +148,20 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	// the CPUs keeps the writer's connection from starving them.
 	db.SetMaxOpenConns(runtime.GOMAXPROCS(0) + 2)
 	db.SetMaxIdleConns(runtime.GOMAXPROCS(0) + 2)
-	if err := migrate(ctx, db); err != nil {
+	// Checked before anything is written: a crawl must not add pages to a
+	// damaged file (and mark them crawled in the graph) only to fail
+	// later, or not at all where the damage lies in pages it never reads.
+	if err := checkIntegrity(ctx, db, path); err != nil {
 		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
+	}
+	if err := migrate(ctx, db); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, mapCorrupt(path, err)), db.Close())
 	}
 	w, err := newWriter(ctx, db)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, err), db.Close())
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q: %w", path, mapCorrupt(path, err)), db.Close())
 	}
-	return &Index{db: db, w: w}, nil
+	return &Index{db: db, w: w, path: path}, nil
 }
 
 // ErrReadOnly is returned by the writes of an index opened with
@@ -185,10 +200,13 @@ func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
 	}
 	db.SetMaxOpenConns(runtime.GOMAXPROCS(0) + 2)
 	db.SetMaxIdleConns(runtime.GOMAXPROCS(0) + 2)
-	if err := checkSchema(ctx, db); err != nil {
+	if err := checkIntegrity(ctx, db, path); err != nil {
 		return nil, errors.Join(fmt.Errorf("sqlite: open %q read-only: %w", path, err), db.Close())
 	}
-	return &Index{db: db}, nil
+	if err := checkSchema(ctx, db); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: open %q read-only: %w", path, mapCorrupt(path, err)), db.Close())
+	}
+	return &Index{db: db, path: path}, nil
 }
 
 // walEmpty reports whether the index at path has no write-ahead log to
@@ -223,11 +241,45 @@ func (i *Index) Close() error {
 	return nil
 }
 
-// closedErr maps database/sql's error for a closed pool to
-// textindex.ErrClosed, so callers can match it like with other backends.
-func closedErr(err error) error {
-	if err != nil && strings.Contains(err.Error(), "sql: database is closed") {
+// storeErr maps the errors a caller may want to match: database/sql's
+// error for a closed pool to textindex.ErrClosed, and SQLite's report of a
+// damaged file to textindex.ErrCorrupt, naming the file.
+func (i *Index) storeErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), "sql: database is closed"):
 		return fmt.Errorf("%w (%w)", textindex.ErrClosed, err)
 	}
+	return mapCorrupt(i.path, err)
+}
+
+// mapCorrupt wraps err in textindex.ErrCorrupt when SQLite found the file
+// at path damaged.
+func mapCorrupt(path string, err error) error {
+	if isCorrupt(err) {
+		return corruptError(path, err)
+	}
 	return err
+}
+
+// isCorrupt reports whether err is SQLite's SQLITE_CORRUPT or
+// SQLITE_NOTADB, extended codes (FTS5's SQLITE_CORRUPT_VTAB) included.
+func isCorrupt(err error) bool {
+	var se *driver.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+func corruptError(path string, detail any) error {
+	if err, ok := detail.(error); ok {
+		return fmt.Errorf("%w: %s: %w", textindex.ErrCorrupt, path, err)
+	}
+	return fmt.Errorf("%w: %s: %v", textindex.ErrCorrupt, path, detail)
 }

@@ -26,7 +26,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 	}
 	err := i.w.do(indexOp(doc))
 	if err != nil {
-		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, err)
+		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, i.storeErr(err))
 	}
 	return nil
 }
@@ -44,7 +44,7 @@ func (i *Index) UpdateScore(linkID uuid.UUID, score float64) error {
 		return w.exec(ctx, stmtSetScore, linkID[:], score)
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: update score of %s: %w", linkID, err)
+		return fmt.Errorf("sqlite: update score of %s: %w", linkID, i.storeErr(err))
 	}
 	return nil
 }
@@ -70,7 +70,7 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 		return execRows(ctx, w, insertScoresPrefix, setScoresSuffix, 2, args)
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), err)
+		return fmt.Errorf("sqlite: update %d scores: %w", len(ids), i.storeErr(err))
 	}
 	return nil
 }
