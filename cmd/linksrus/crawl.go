@@ -410,9 +410,18 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 			crawlErr = errors.Join(crawlErr, err)
 		}
 	}
-	if o.rank && o.stores.embeddedGraph() && st.index != nil && sum.Pages > 0 && crawlErr == nil && !interrupted && ctx.Err() == nil {
-		if err := rankAfterCrawl(ctx, env, st, sum, mark); err != nil {
-			crawlErr = err
+	if crawlErr == nil && !interrupted && ctx.Err() == nil {
+		switch {
+		case sum.Pages == 0:
+			// Nothing fetched, nothing changed: the scores of the last
+			// ranking hold as they did, unless seeds added links.
+			if err := mark.putBackIfRanked(st.graph); err != nil {
+				crawlErr = err
+			}
+		case o.rank && o.stores.embeddedGraph() && st.index != nil:
+			if err := rankAfterCrawl(ctx, env, st, sum, mark); err != nil {
+				crawlErr = err
+			}
 		}
 	}
 	switch {

@@ -70,6 +70,20 @@ func (m rankMark) stillRanked(g linkgraph.Graph) (bool, int64, error) {
 	return n == m.links, n, nil
 }
 
+// putBackIfRanked writes the marker again after a crawl that fetched no
+// page, when the graph still has as many links as when the scores were
+// computed.
+func (m rankMark) putBackIfRanked(g linkgraph.Graph) error {
+	ok, n, err := m.stillRanked(g)
+	if err != nil {
+		return fmt.Errorf("rank marker: %w", err)
+	}
+	if !ok {
+		return nil
+	}
+	return m.put(n)
+}
+
 // put writes the marker for a graph of n links whose scores the index now
 // has.
 func (m rankMark) put(n int64) error {
