@@ -53,6 +53,23 @@ func Schemes() []string {
 	return s
 }
 
+// backendPackages are the backends this module ships, by scheme: a
+// program that forgot to import one is told which import it needs.
+var backendPackages = map[string]string{
+	"bolt":       "github.com/linksrus/linksrus/linkgraph/bolt",
+	"memory":     "github.com/linksrus/linksrus/linkgraph/memory",
+	"postgres":   "github.com/linksrus/linksrus/linkgraph/postgres",
+	"postgresql": "github.com/linksrus/linksrus/linkgraph/postgres",
+}
+
+// registeredList is Schemes for an error message.
+func registeredList() string {
+	if s := Schemes(); len(s) > 0 {
+		return strings.Join(s, ", ")
+	}
+	return "none (no backend package is imported)"
+}
+
 // Open opens the graph that rawURL names, for example "memory://",
 // "bolt:///var/lib/linksrus/graph.db" or
 // "postgres://user@host:5432/db?sslmode=disable". The backend for the URL's
@@ -64,14 +81,18 @@ func Open(ctx context.Context, rawURL string) (Graph, error) {
 	}
 	if u.Scheme == "" {
 		return nil, fmt.Errorf("linkgraph: open %q: missing scheme, want one of %s: %w",
-			rawURL, strings.Join(Schemes(), ", "), ErrUnknownScheme)
+			rawURL, registeredList(), ErrUnknownScheme)
 	}
 	registryMu.RLock()
 	open := registry[strings.ToLower(u.Scheme)]
 	registryMu.RUnlock()
 	if open == nil {
+		if pkg, ok := backendPackages[strings.ToLower(u.Scheme)]; ok {
+			return nil, fmt.Errorf("linkgraph: open: scheme %q not registered: import _ %q to open it: %w",
+				u.Scheme, pkg, ErrUnknownScheme)
+		}
 		return nil, fmt.Errorf("linkgraph: open: scheme %q not registered, want one of %s (is the backend package imported?): %w",
-			u.Scheme, strings.Join(Schemes(), ", "), ErrUnknownScheme)
+			u.Scheme, registeredList(), ErrUnknownScheme)
 	}
 	g, err := open(ctx, u)
 	if err != nil {

@@ -52,6 +52,23 @@ func Schemes() []string {
 	return out
 }
 
+// backendPackages are the backends this module ships, by scheme: a
+// program that forgot to import one is told which import it needs.
+var backendPackages = map[string]string{
+	"memory":     "github.com/linksrus/linksrus/textindex/memory",
+	"sqlite":     "github.com/linksrus/linksrus/textindex/sqlite",
+	"postgres":   "github.com/linksrus/linksrus/textindex/postgres",
+	"postgresql": "github.com/linksrus/linksrus/textindex/postgres",
+}
+
+// registeredList is Schemes for an error message.
+func registeredList() string {
+	if s := Schemes(); len(s) > 0 {
+		return strings.Join(s, ", ")
+	}
+	return "none (no backend package is imported)"
+}
+
 // Open opens the index that rawURL names, using the backend registered for
 // its scheme, for example "memory://", "sqlite:///var/lib/linksrus/index.db"
 // or "postgres://user@host/db". The backend package must have been imported.
@@ -66,13 +83,16 @@ func Open(ctx context.Context, rawURL string) (Indexer, error) {
 		return nil, fmt.Errorf("textindex: open: malformed URL: %w", err)
 	}
 	if u.Scheme == "" {
-		return nil, fmt.Errorf("%w: %q has none (want one of %s)", ErrUnknownScheme, u.Redacted(), strings.Join(Schemes(), ", "))
+		return nil, fmt.Errorf("%w: %q has none (want one of %s)", ErrUnknownScheme, u.Redacted(), registeredList())
 	}
 	backendsMu.RLock()
 	open, ok := backends[strings.ToLower(u.Scheme)]
 	backendsMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q (registered: %s; is the backend package imported?)", ErrUnknownScheme, u.Scheme, strings.Join(Schemes(), ", "))
+		if pkg, ok := backendPackages[strings.ToLower(u.Scheme)]; ok {
+			return nil, fmt.Errorf("%w %q: not registered: import _ %q to open it", ErrUnknownScheme, u.Scheme, pkg)
+		}
+		return nil, fmt.Errorf("%w %q (registered: %s; is the backend package imported?)", ErrUnknownScheme, u.Scheme, registeredList())
 	}
 	idx, err := open(ctx, u)
 	if err != nil {

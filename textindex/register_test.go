@@ -23,6 +23,10 @@ func TestOpenErrors(t *testing.T) {
 		contains string
 	}{
 		{"nosuch://x", textindex.ErrUnknownScheme, `"nosuch"`},
+		// A backend this module ships, not imported: the error names the
+		// import.
+		{"sqlite:///tmp/index.db", textindex.ErrUnknownScheme, `import _ "github.com/linksrus/linksrus/textindex/sqlite"`},
+		{"postgresql://host/db", textindex.ErrUnknownScheme, `import _ "github.com/linksrus/linksrus/textindex/postgres"`},
 		{"/just/a/path", textindex.ErrUnknownScheme, "memory"},
 		{"", textindex.ErrUnknownScheme, "memory"},
 		{"memory://host", nil, "want plain memory://"},
