@@ -475,23 +475,49 @@ func closeArchive(w *warc.Writer) error {
 }
 
 // seedFailures says why seeds could not be fetched at all (refused
-// connection, DNS failure, robots.txt unreachable, an error status...),
-// with the error itself rather than a reason name.
+// connection, DNS failure, robots.txt unreachable, an error status, a
+// private address...), with the error itself rather than a reason name,
+// and the flag that lets the crawler in where one does.
 func seedFailures(sum *engine.Summary) error {
 	var errs []error
-	for _, o := range sum.Seeds {
-		failed := engine.IsError(o.Reason) || o.Reason == crawler.ReasonPrivateNetwork
-		if failed && o.Reason != crawler.ReasonCanceled {
-			detail := o.Reason.String()
-			if o.Err != nil {
-				detail = o.Err.Error()
-			} else if o.StatusCode != 0 {
-				detail = fmt.Sprintf("%s %d", detail, o.StatusCode)
-			}
-			errs = append(errs, fmt.Errorf("seed %s could not be fetched: %s", o.URL, detail))
+	for _, o := range sum.FailedSeeds() {
+		if o.Reason == crawler.ReasonCanceled {
+			continue
 		}
+		detail := o.Reason.String()
+		if o.Err != nil {
+			detail = o.Err.Error()
+		} else if o.StatusCode != 0 {
+			detail = fmt.Sprintf("%s %d", detail, o.StatusCode)
+		}
+		if o.Reason == crawler.ReasonPrivateNetwork {
+			detail += "; to crawl it, allow its network with --allow-net " + allowNetFor(o.URL)
+		}
+		errs = append(errs, fmt.Errorf("seed %s could not be fetched: %s", o.URL, detail))
 	}
 	return errors.Join(errs...)
+}
+
+// allowNetFor suggests the --allow-net value that lets the crawler reach
+// the host of rawURL: loopback's whole network for this machine, the
+// address alone for another private one.
+func allowNetFor(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "CIDR"
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return "127.0.0.0/8"
+	}
+	a, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return "CIDR (the network its name resolves to)"
+	case a.Unmap().Is4() && a.Unmap().IsLoopback():
+		return "127.0.0.0/8"
+	}
+	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()).String()
 }
 
 // startCPUProfile profiles the process into path until the returned function

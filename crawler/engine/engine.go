@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,18 @@ type Summary struct {
 	// SharedQueries is, in a shared crawl whose queue counts them (a
 	// Queries() int64 method), the statements the run sent to it.
 	SharedQueries int64
+}
+
+// FailedSeeds returns the outcomes of the seeds the run did not crawl, for
+// whatever reason (see SeedFailed); Errors counts them.
+func (s *Summary) FailedSeeds() []crawler.Outcome {
+	var failed []crawler.Outcome
+	for _, o := range s.Seeds {
+		if SeedFailed(o.Reason) {
+			failed = append(failed, o)
+		}
+	}
+	return failed
 }
 
 // Run is a crawl started by Engine.Start.
@@ -261,12 +274,13 @@ func (r *Run) crawlerConfig(e *Engine) crawler.Config {
 
 // outcome receives every page's outcome.
 func (r *Run) outcome(out crawler.Outcome) {
-	r.stats.record(out)
 	r.mu.Lock()
-	if r.seedIDs[out.LinkID] {
+	seed := r.seedIDs[out.LinkID]
+	if seed {
 		r.seedOuts = append(r.seedOuts, out)
 	}
 	r.mu.Unlock()
+	r.stats.record(out, seed)
 	if r.opts.OnOutcome != nil {
 		r.opts.OnOutcome(out)
 	}
@@ -279,7 +293,7 @@ func (r *Run) outcome(out crawler.Outcome) {
 // report reports the outcome of a URL that is not a page of the frontier
 // (a sitemap): counted and passed on, but no page is done with it.
 func (r *Run) report(out crawler.Outcome) {
-	r.stats.record(out)
+	r.stats.record(out, false)
 	if r.opts.OnOutcome != nil {
 		r.opts.OnOutcome(out)
 	}
@@ -459,16 +473,38 @@ func (r *Run) Progress() Progress {
 // id in this run.
 func (r *Run) Referrers(id uuid.UUID) []uuid.UUID { return r.graph.referrersOf(id) }
 
+// schemeless reports whether s looks like a URL written without its
+// scheme: "example.com/docs", "127.0.0.1:8080/", "localhost:8080".
+func schemeless(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		return true
+	}
+	// "localhost:8080/" parses as the scheme "localhost".
+	return u.Opaque != "" && u.Opaque[0] >= '0' && u.Opaque[0] <= '9'
+}
+
 // NormalizeSeeds parses seed URLs and normalises them as the crawler
 // normalises links (package urlnorm: case, IDNA host names, default ports,
 // dot segments, percent-encoding, no fragment), so that a seed and the
 // links to it are one link. It fails for a URL that is not absolute http
-// or https.
+// or https, or longer than the graph stores (linkgraph.MaxURLLength).
 func NormalizeSeeds(seeds []string, opts urlnorm.Options) ([]*url.URL, error) {
 	out := make([]*url.URL, 0, len(seeds))
 	for _, s := range seeds {
+		if len(s) > linkgraph.MaxURLLength {
+			// Refused before anything is stored: the graph would refuse
+			// it only once the run had started.
+			return nil, fmt.Errorf("engine: seed %.40q... of %d bytes is longer than the %d the graph stores", s, len(s), linkgraph.MaxURLLength)
+		}
 		n, err := urlnorm.Normalize(s, opts)
 		if err != nil {
+			if schemeless(s) {
+				return nil, fmt.Errorf("engine: seed %q has no scheme: did you mean %q?", s, "http://"+s)
+			}
 			return nil, fmt.Errorf("engine: seed %q: %w", s, err)
 		}
 		u, err := url.Parse(n)

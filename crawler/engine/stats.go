@@ -12,8 +12,9 @@ import (
 // Progress is a snapshot of a run.
 type Progress struct {
 	// Pages crawled, Errors (pages that should have been crawled and were
-	// not: fetch errors, error statuses, redirect loops...), Skipped (by
-	// policy or limit: robots.txt, content type, size...).
+	// not: fetch errors, error statuses, redirect loops..., and a seed
+	// left out by any policy, see SeedFailed), Skipped (by policy or
+	// limit: robots.txt, content type, size...).
 	Pages, Errors, Skipped int64
 	// Unchanged counts the crawled pages (among Pages) the server answered
 	// with 304 Not Modified: nothing downloaded, nothing parsed or stored
@@ -87,7 +88,21 @@ func IsError(r crawler.Reason) bool {
 	return false
 }
 
-func (s *runStats) record(o crawler.Outcome) {
+// SeedFailed reports whether a seed with this outcome counts as an error:
+// a page the caller asked for by name was not crawled. Policies that only
+// skip a found link (a private address, robots.txt, the content type)
+// fail a seed; a seed that is another seed's duplicate, or that a
+// processor dropped, was dealt with as asked.
+func SeedFailed(r crawler.Reason) bool {
+	switch r {
+	case crawler.ReasonCrawled, crawler.ReasonDuplicate, crawler.ReasonDropped:
+		return false
+	}
+	return true
+}
+
+// record counts an outcome; seed says it is a seed's.
+func (s *runStats) record(o crawler.Outcome, seed bool) {
 	s.lastOutcome.Store(int64(time.Since(s.start)))
 	s.bytes.Add(o.Bytes)
 	switch {
@@ -97,7 +112,7 @@ func (s *runStats) record(o crawler.Outcome) {
 		if o.Unchanged {
 			s.unchanged.Add(1)
 		}
-	case IsError(o.Reason):
+	case IsError(o.Reason), seed && SeedFailed(o.Reason):
 		s.errors.Add(1)
 	default:
 		s.skipped.Add(1)
