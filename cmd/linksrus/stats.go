@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/bolt"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -25,6 +26,10 @@ type graphStats struct {
 	IndexBytes     int64  `json:"index_bytes,omitempty"`
 	GraphBytes     int64  `json:"graph_bytes,omitempty"`
 	IndexAvailable bool   `json:"index_available"`
+	// Crawling: a crawl holds the embedded graph, and the graph's figures
+	// are those it recorded AsOf (edges unknown).
+	Crawling bool      `json:"crawling,omitempty"`
+	AsOf     time.Time `json:"as_of,omitzero"`
 }
 
 func runStats(ctx context.Context, env *environment, args []string) error {
@@ -39,7 +44,12 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 	if len(rest) > 0 {
 		return usageError(env, fs, "unexpected arguments: %v", rest)
 	}
-	st, err := openStores(ctx, &sf, true, false)
+	st, err := openStoresForReading(ctx, &sf)
+	if errors.Is(err, bolt.ErrLocked) && sf.graph == "" {
+		// A crawl holds the embedded graph: what it recorded, and the
+		// index as it is now, rather than nothing.
+		return crawlingStats(ctx, env, &sf, *asJSON)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,6 +85,46 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 	}
 	if s.IndexBytes > 0 {
 		fmt.Fprintf(w, "index on disk  %s\n", humanBytes(s.IndexBytes))
+	}
+	return nil
+}
+
+// crawlingStats prints the figures the running crawl recorded in the data
+// directory's status file, with the index counted now.
+func crawlingStats(ctx context.Context, env *environment, sf *storeFlags, asJSON bool) error {
+	rec := readStatusFile(statusFilePath(sf.data))
+	s := graphStats{Links: rec.Links, Crawled: rec.Crawled, Pending: rec.Pending, Crawling: true}
+	if sf.index != "none" {
+		idx, err := openIndexForReading(ctx, sf)
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		n, ok, err := textindex.Count(ctx, idx)
+		if err != nil {
+			return fmt.Errorf("count indexed pages: %w", err)
+		}
+		s.IndexedPages, s.IndexAvailable = n, ok
+	}
+	if rec.Known {
+		s.AsOf = rec.AsOf
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	w := env.stdout
+	if !rec.Known {
+		fmt.Fprintln(w, "a crawl is running (it holds the graph) and has recorded no figures yet")
+	} else {
+		fmt.Fprintf(w, "a crawl is running (it holds the graph); its figures as of %s:\n", rec.AsOf.Local().Format(time.TimeOnly))
+		fmt.Fprintf(w, "links known    %d\n", s.Links)
+		fmt.Fprintf(w, "  crawled      %d\n", s.Crawled)
+		fmt.Fprintf(w, "  not fetched  %d\n", s.Pending)
+	}
+	if s.IndexAvailable {
+		fmt.Fprintf(w, "pages indexed  %d  (searchable now)\n", s.IndexedPages)
 	}
 	return nil
 }

@@ -155,6 +155,48 @@ func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*st
 	return st, nil
 }
 
+// openStoresForReading opens the stores for a command that only reads
+// them (stats): the embedded graph and index read-only, which works in a
+// directory this process may not write to and writes nothing. While a
+// crawl holds the embedded graph, opening it fails with bolt.ErrLocked.
+func openStoresForReading(ctx context.Context, s *storeFlags) (*stores, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.graph == "" {
+		if _, err := os.Stat(filepath.Join(s.data, "graph.db")); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", s.data)
+		}
+	}
+	gu, err := s.graphURL()
+	if err != nil {
+		return nil, err
+	}
+	if hasScheme(gu, "bolt") && !strings.Contains(gu, "?") {
+		gu += "?mode=ro"
+	}
+	st := &stores{}
+	// An embedded graph crawled with --index none has no index file: the
+	// graph is all there is to read.
+	noIndex := s.index == "none" || (s.index == "" && !exists(filepath.Join(s.data, "index.db")))
+	if !noIndex {
+		if st.index, err = openIndexForReading(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if st.graph, err = linkgraph.Open(ctx, gu); err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	return st, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // indexOpenError says what to do about an index that cannot be opened
 // because it is damaged. The graph says the same of itself; for the index
 // it matters that the graph still counts the pages as crawled.

@@ -11,9 +11,11 @@
 //	bolt:///tmp/graph.db?nosync=1       skip fsync: several times faster and
 //	                                    still safe if the process dies, but a
 //	                                    power failure may lose or corrupt data
+//	bolt:///var/lib/graph.db?mode=ro    read-only (see Options.ReadOnly)
 //
-// Only one process may have the file open; a second Open fails after a short
-// wait instead of blocking.
+// Only one process may have the file open for writing, and none may read it
+// meanwhile; a second Open fails with ErrLocked after a short wait instead
+// of blocking. Any number of read-only Opens may share the file.
 //
 // # Layout
 //
@@ -65,6 +67,12 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to release
 	// the file; zero means one second.
 	LockTimeout time.Duration
+	// ReadOnly opens an existing file for reading only: nothing is
+	// created, migrated or written (writes fail), the file and its
+	// directory may be read-only, and other read-only Opens may share
+	// it. A file of an older schema must be opened for writing once
+	// first.
+	ReadOnly bool
 }
 
 // ErrLocked is returned by Open when another process holds the database.
@@ -100,7 +108,11 @@ func Open(path string, opts Options) (*Graph, error) {
 	if path == "" {
 		return nil, errors.New("bolt graph: open: empty path")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("bolt graph: open %s read-only: %w", path, err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("bolt graph: open: create directory: %w", err)
 	}
 	timeout := opts.LockTimeout
@@ -113,8 +125,9 @@ func Open(path string, opts Options) (*Graph, error) {
 	var db *bbolt.DB
 	err := guarded(path, func(any) {}, func() (err error) {
 		db, err = bbolt.Open(path, 0o600, &bbolt.Options{
-			Timeout: timeout,
-			NoSync:  opts.NoSync,
+			Timeout:  timeout,
+			NoSync:   opts.NoSync,
+			ReadOnly: opts.ReadOnly,
 			// The free list is rebuilt from the file on open instead of
 			// being written on every commit, which makes commits cheaper.
 			NoFreelistSync: true,
@@ -132,8 +145,9 @@ func Open(path string, opts Options) (*Graph, error) {
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
 	st := &store{db: db, path: path}
-	err = st.update(initSchema)
-	if err == nil {
+	if opts.ReadOnly {
+		err = st.view(checkSchema)
+	} else if err = st.update(initSchema); err == nil {
 		err = st.migrate()
 	}
 	if err != nil {
@@ -171,6 +185,28 @@ func initSchema(tx *bbolt.Tx) error {
 	return nil
 }
 
+// checkSchema fails unless the file is of this program's schema version
+// with every bucket in place: what a read-only Open needs, since it cannot
+// create or migrate anything.
+func checkSchema(tx *bbolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return errors.New("not a link graph (no meta bucket)")
+	}
+	if v := meta.Get(keyVersion); len(v) != 1 || v[0] != schemaVersion {
+		return fmt.Errorf("schema version %v, this program reads %d: open it once for writing (a crawl) to migrate it", v, schemaVersion)
+	}
+	if tx.Bucket(bucketV1Edges) != nil {
+		return errors.New("an edge migration is unfinished: open it once for writing (a crawl) to finish it")
+	}
+	for _, name := range [][]byte{bucketLinks, bucketURLs, bucketOut} {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("bucket %s is missing", name)
+		}
+	}
+	return nil
+}
+
 // parseURL turns "bolt:///abs/path?nosync=1" or "bolt:rel/path" into a path
 // and options.
 func parseURL(u *url.URL) (string, Options, error) {
@@ -195,8 +231,16 @@ func parseURL(u *url.URL) (string, Options, error) {
 			default:
 				return "", opts, fmt.Errorf("bolt URL: nosync=%q, want 1, true, 0 or false", v[len(v)-1])
 			}
+		case "mode":
+			switch v[len(v)-1] {
+			case "ro":
+				opts.ReadOnly = true
+			case "rw":
+			default:
+				return "", opts, fmt.Errorf("bolt URL: mode=%q, want ro or rw", v[len(v)-1])
+			}
 		default:
-			return "", opts, fmt.Errorf("bolt URL: unknown option %q (known: nosync)", k)
+			return "", opts, fmt.Errorf("bolt URL: unknown option %q (known: nosync, mode)", k)
 		}
 	}
 	return filepath.Clean(path), opts, nil
