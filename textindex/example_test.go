@@ -206,3 +206,34 @@ func Example_duplicates() {
 	//   also at http://example.com/g
 	// 1 result
 }
+
+// ExampleSiteOf names the site of each page, which site: restricts a
+// search to: a port other than the scheme's default is part of it.
+func ExampleSiteOf() {
+	ctx := context.Background()
+	idx, err := textindex.Open(ctx, "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	for n, u := range []string{"http://127.0.0.1:8081/", "http://127.0.0.1:18083/", "https://Docs.Example.com:443/"} {
+		fmt.Println(textindex.SiteOf(u))
+		doc := &textindex.Document{LinkID: uuid.New(), URL: u, Title: fmt.Sprint("Index ", n), Content: "index page"}
+		if err := idx.Index(doc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeSearch, Expression: "index site:127.0.0.1:18083"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	for it.Next() {
+		fmt.Println("found", it.Document().URL)
+	}
+	// Output:
+	// 127.0.0.1:8081
+	// 127.0.0.1:18083
+	// docs.example.com
+	// found http://127.0.0.1:18083/
+}

@@ -22,10 +22,10 @@ const (
 	// QueryTypeSearch reads the expression as a search box does: words
 	// (every one required, in any order), "exact phrases", -word (a
 	// document holding it is left out; -"a b" leaves out a and b each),
-	// and site:host (the document's URL is on host or a subdomain of it;
-	// with several, any of them). Repeated words, exclusions and sites
-	// count once. An expression with nothing required (only exclusions
-	// or sites, or no terms) matches nothing.
+	// and site:host or site:host:port (see SiteOf; with several, any of
+	// them). Repeated words, exclusions and sites count once. An
+	// expression with nothing required (only exclusions or sites, or no
+	// terms) matches nothing.
 	QueryTypeSearch
 )
 
@@ -116,4 +116,26 @@ func Terms(q Query) []string {
 	}
 	words, _ := terms.Query(q.Expression, q.Type == QueryTypePhrase)
 	return words
+}
+
+// SiteOf returns the site the page at rawURL is on, as a site: operand
+// names it: the URL's host, lower-cased, with its port unless that is the
+// default of the URL's scheme ("example.com", "127.0.0.1:8081",
+// "[::1]:8080"); "" for a URL without a host.
+//
+// site:host restricts a search to pages on host or one of its subdomains
+// (an IP address has none) on the default port of their scheme (80 for
+// http, 443 for https); site:host:port to those on that port. A host on
+// another port is another site, as the crawl's scope and politeness treat
+// it. site: ignores the scheme: site:example.com holds http://example.com/
+// and https://example.com/, and site:example.com:443 holds the second
+// only. An operand may be a URL ("site:https://example.com:8443/docs" is
+// site:example.com:8443); one that names no host, or a port that is not
+// one, restricts nothing and is dropped, as the rest of the syntax is.
+func SiteOf(rawURL string) string {
+	p, ok := terms.PlaceOf(rawURL)
+	if !ok {
+		return ""
+	}
+	return p.Site().String()
 }

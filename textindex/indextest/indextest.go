@@ -54,6 +54,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"NoTerms", testNoTerms},
 		{"SearchHonoursContext", testSearchHonoursContext},
 		{"SearchSyntax", testSearchSyntax},
+		{"SearchSitePorts", testSearchSitePorts},
 		{"SearchSyntaxIsBounded", testSearchSyntaxIsBounded},
 		{"SnippetsMarkMatches", testSnippetsMarkMatches},
 		{"Count", testCount},

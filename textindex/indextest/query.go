@@ -137,9 +137,11 @@ func testSearchSyntax(t *testing.T, idx textindex.Indexer) {
 		`quick -fox`:                                 {dog},
 		`quick -"fox cat"`:                           nil,
 		`lazy dog -cat`:                              {fox},
-		`quick site:example.com`:                     {fox, dog},
-		`quick site:EXAMPLE.com.`:                    {fox, dog},
-		`quick site:docs.example.com`:                {dog},
+		`quick site:example.com`:                     {fox},
+		`quick site:EXAMPLE.com.`:                    {fox},
+		`quick site:example.com:8443`:                {dog},
+		`quick site:docs.example.com:8443`:           {dog},
+		`quick site:docs.example.com`:                nil,
 		`quick site:example.org site:notexample.com`: {cat, lookalike},
 		`"quick brown" -dog site:example.com`:        nil,
 		`"quick brown" fox site:example.com`:         {fox},
@@ -153,6 +155,70 @@ func testSearchSyntax(t *testing.T, idx textindex.Indexer) {
 		}
 		if !sameDocs(ids(got), ids(want)) {
 			t.Errorf("search %q = %v, want %v", expr, titles(got), titles(want))
+		}
+	}
+}
+
+// testSearchSitePorts: site:host is the host (and its subdomains) on its
+// scheme's default port, site:host:port that port only, as the crawl's
+// scope and politeness tell hosts apart; every backend reads a URL's host
+// and port as package url does.
+func testSearchSitePorts(t *testing.T, idx textindex.Indexer) {
+	docs := map[string]*textindex.Document{}
+	for name, u := range map[string]string{
+		"plain":         "http://example.com/plain",
+		"https":         "https://example.com/https",
+		"https443":      "https://example.com:443/https443",
+		"http80":        "http://example.com:80/http80",
+		"query":         "http://example.com?page=query",
+		"https80":       "https://example.com:80/https80",
+		"port":          "http://example.com:8081/port",
+		"sub":           "http://docs.example.com:8081/sub",
+		"subplain":      "https://docs.example.com/subplain",
+		"userinfo":      "http://user:pw@Example.COM.:08081/userinfo?x=1",
+		"local18083":    "http://127.0.0.1:18083/local18083",
+		"local8081":     "http://127.0.0.1:8081/local8081",
+		"ten":           "http://10.0.0.1/ten",
+		"ipv6":          "http://[::1]:8081/ipv6",
+		"lookalikePath": "http://evil.example/?u=http://example.com:8081/",
+		"upper":         "HTTP://EXAMPLE.COM:8081/upper",
+		"emptyPort":     "http://example.com:/emptyPort",
+		"fragment":      "http://example.com:8081#fragment",
+		"badPort":       "http://example.com:80x/badPort",
+	} {
+		d := newDoc(name, "a page called "+name)
+		d.URL = u
+		docs[name] = d
+		mustIndex(t, idx, d)
+	}
+	for expr, want := range map[string][]string{
+		`page site:example.com`:                      {"plain", "https", "https443", "http80", "query", "subplain", "emptyPort"},
+		`page site:example.com:8081`:                 {"port", "sub", "userinfo", "upper", "fragment"},
+		`page site:Example.com.:08081`:               {"port", "sub", "userinfo", "upper", "fragment"},
+		`page site:http://example.com:8081/x`:        {"port", "sub", "userinfo", "upper", "fragment"},
+		`page site:docs.example.com:8081`:            {"sub"},
+		`page site:example.com:443`:                  {"https", "https443", "subplain"},
+		`page site:example.com:80`:                   {"plain", "http80", "query", "https80", "emptyPort"},
+		`page site:https://example.com:443/`:         {"plain", "https", "https443", "http80", "query", "subplain", "emptyPort"},
+		`page site:127.0.0.1:18083`:                  {"local18083"},
+		`page site:127.0.0.1:8081`:                   {"local8081"},
+		`page site:127.0.0.1`:                        nil,
+		`page site:0.0.1:8081`:                       nil, // an address has no subdomains
+		`page site:10.0.0.1`:                         {"ten"},
+		`page site:[::1]:8081`:                       {"ipv6"},
+		`page site:evil.example`:                     {"lookalikePath"},
+		`page site:example.com:8081 site:[::1]:8081`: {"port", "sub", "userinfo", "upper", "fragment", "ipv6"},
+	} {
+		got, total := search(t, idx, textindex.Query{Type: textindex.QueryTypeSearch, Expression: expr})
+		if total != uint64(len(got)) {
+			t.Fatalf("%q: TotalCount %d, %d results", expr, total, len(got))
+		}
+		var wantDocs []*textindex.Document
+		for _, name := range want {
+			wantDocs = append(wantDocs, docs[name])
+		}
+		if !sameDocs(ids(got), ids(wantDocs)) {
+			t.Errorf("search %q = %v, want %v", expr, titles(got), want)
 		}
 	}
 }

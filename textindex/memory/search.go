@@ -168,8 +168,8 @@ func (i *Index) accepts(e *entry, q terms.Search, phrases [][]uint32, excluded [
 		}
 	}
 	if len(q.Sites) > 0 {
-		host := terms.HostOf(e.doc.URL)
-		if !slices.ContainsFunc(q.Sites, func(s string) bool { return terms.OnSite(host, s) }) {
+		place, ok := terms.PlaceOf(e.doc.URL)
+		if !ok || !slices.ContainsFunc(q.Sites, func(s terms.Site) bool { return s.Holds(place) }) {
 			return false
 		}
 	}

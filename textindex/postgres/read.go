@@ -141,8 +141,12 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	tsq, args := tsqueryOf(s)
 	where := "d.indexed AND d.tsv @@ q.q AND " + canonicalSQL
 	if len(s.Sites) > 0 {
-		args = append(args, s.Sites)
-		where += fmt.Sprintf(" AND %s", onSites(len(args)))
+		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
+		for n, site := range s.Sites {
+			hosts[n], ports[n] = site.Host, site.Port
+		}
+		args = append(args, hosts, ports)
+		where += " AND " + onSites(len(args)-1, len(args))
 	}
 	var total int64
 	err := i.pool.QueryRow(ctx, fmt.Sprintf(`
@@ -199,12 +203,31 @@ func tsqueryOf(s terms.Search) (string, []any) {
 	return strings.Join(parts, " && "), args
 }
 
-// onSites is the condition that d.url's host is one of the sites in
-// parameter $n (a text array) or a subdomain of one.
-func onSites(n int) string {
-	host := "lower(split_part(split_part(split_part(d.url, '://', 2), '/', 1), ':', 1))"
-	return fmt.Sprintf("EXISTS (SELECT 1 FROM unnest($%d::TEXT[]) s WHERE %s = s OR right(%s, length(s) + 1) = '.' || s)", n, host, host)
+// onSites is the condition that d.url is on one of the sites whose hosts
+// and ports are the text arrays in parameters $hosts and $ports, as
+// terms.Site.Holds decides it in the other backends. urlPlace reads the
+// URL's scheme, host and port as package url does: the authority runs
+// from "//" to the first '/', '?' or '#'; user information ends at its
+// last '@'; an IPv6 host is in brackets; a port is digits (any other
+// makes the URL unparsable, on no site).
+func onSites(hosts, ports int) string {
+	return fmt.Sprintf(`EXISTS (
+		SELECT 1
+		FROM (SELECT regexp_match(d.url, '%s') AS m) r,
+			LATERAL (SELECT
+				rtrim(lower(r.m[2]), '.') AS host,
+				CASE lower(r.m[1]) WHEN 'http' THEN '80' WHEN 'https' THEN '443' ELSE '' END AS dflt,
+				CASE WHEN coalesce(r.m[3], '') = '' THEN '' ELSE coalesce(nullif(ltrim(r.m[3], '0'), ''), '0') END AS port) u,
+			unnest($%d::TEXT[], $%d::TEXT[]) AS s(host, port)
+		WHERE u.host <> ''
+		AND (u.host = s.host OR (s.host !~ '^(\[.*|[0-9.]*)$' AND right(u.host, length(s.host) + 1) = '.' || s.host))
+		AND CASE WHEN s.port = '' THEN u.port IN ('', u.dflt) ELSE s.port = coalesce(nullif(u.port, ''), u.dflt) END)`,
+		urlPlace, hosts, ports)
 }
+
+// urlPlace matches an absolute URL and captures its scheme, host and port
+// (see onSites); a PostgreSQL advanced regular expression.
+const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/?#:@[]*)(?::([0-9]*))?(?:[/?#]|$)`
 
 // pageSQL ranks the hits on key and score alone and joins only the page
 // being returned back to the stored text. The verbs are the tsquery, the

@@ -124,7 +124,7 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 // quotes, but they are doubled anyway so the expression stays well-formed
 // whatever they hold. The expression is "" when the query requires no
 // term (it matches nothing).
-func matchExpr(q textindex.Query) (expr string, sites []string) {
+func matchExpr(q textindex.Query) (expr string, sites []terms.Site) {
 	s := searchOf(q)
 	if !s.Positive() {
 		return "", nil
@@ -187,7 +187,11 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if expr == "" {
 		return pager.New(0, 0, nil), nil
 	}
-	site := strings.Join(sites, " ")
+	var names []string
+	for _, s := range sites {
+		names = append(names, s.String())
+	}
+	site := strings.Join(names, " ")
 	// Counting needs no ranking and no join, unless sites restrict the
 	// hits: FTS5 answers it from the inverted index alone.
 	count := `SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`

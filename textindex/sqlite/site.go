@@ -11,18 +11,21 @@ import (
 )
 
 // registerSiteFunc registers linksrus_on_site(url, sites) with the SQLite
-// driver, once: 1 when url's host is one of the space-separated sites or a
-// subdomain of one, else 0. It is how a site: restriction is applied in
-// SQL; host names are parsed as package url parses them, not by string
-// matching that a look-alike URL could fool.
+// driver, once: 1 when url is on one of the space-separated sites (as
+// terms.Site.String writes them; see terms.Site.Holds), else 0. It is how a
+// site: restriction is applied in SQL; URLs are parsed as package url
+// parses them, not by string matching that a look-alike URL could fool.
 var registerSiteFunc = sync.OnceValue(func() error {
 	return sqlite.RegisterDeterministicScalarFunction("linksrus_on_site", 2,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 			u, _ := args[0].(string)
 			sites, _ := args[1].(string)
-			host := terms.HostOf(u)
-			for _, s := range strings.Fields(sites) {
-				if terms.OnSite(host, s) {
+			place, ok := terms.PlaceOf(u)
+			if !ok {
+				return int64(0), nil
+			}
+			for _, v := range strings.Fields(sites) {
+				if s, ok := terms.ParseSite(v); ok && s.Holds(place) {
 					return int64(1), nil
 				}
 			}

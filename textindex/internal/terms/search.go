@@ -1,7 +1,6 @@
 package terms
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -15,7 +14,7 @@ type Search struct {
 	Words   []string
 	Phrases [][]string
 	Exclude []string
-	Sites   []string
+	Sites   []Site
 }
 
 // Positive reports whether the query asks for anything to be present: a
@@ -33,15 +32,15 @@ func (s Search) String() string {
 		parts = append(parts, "-"+w)
 	}
 	for _, h := range s.Sites {
-		parts = append(parts, "site:"+h)
+		parts = append(parts, "site:"+h.String())
 	}
 	return strings.Join(parts, " ")
 }
 
 // ParseSearch reads expr in the search-box syntax: words (all required),
 // "exact phrases", -word (must not occur; -"a phrase" excludes its words
-// each), site:host (the result's host is host or one of its subdomains;
-// several sites: any of them). Words are split and folded as Split does;
+// each), site:host and site:host:port (see Site.Holds; several sites: any
+// of them). Words are split and folded as Split does;
 // repeated words, exclusions and sites count once. It is bounded like
 // Query: the first MaxQueryBytes bytes, at most MaxQueryTerms terms in all
 // (each phrase word and each site counting one); cut reports whether
@@ -56,7 +55,7 @@ func ParseSearch(expr string) (s Search, cut bool) {
 		}
 		return false
 	}
-	seenWord, seenEx, seenSite := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	seenWord, seenEx, seenSite := map[string]bool{}, map[string]bool{}, map[Site]bool{}
 	addWords := func(ws []string) {
 		for _, w := range ws {
 			if seenWord[w] || full() {
@@ -107,9 +106,9 @@ func ParseSearch(expr string) (s Search, cut bool) {
 		case negate:
 			addExcluded(words)
 		case !quoted && len(token) > 5 && strings.EqualFold(token[:5], "site:"):
-			if h := siteHost(token[5:]); h != "" && !seenSite[h] && !full() {
-				seenSite[h] = true
-				s.Sites = append(s.Sites, h)
+			if site, ok := ParseSite(token[5:]); ok && !seenSite[site] && !full() {
+				seenSite[site] = true
+				s.Sites = append(s.Sites, site)
 				n++
 			}
 		case quoted && len(words) > 1:
@@ -142,47 +141,4 @@ func bound(expr string) (string, bool) {
 		n = strings.LastIndexFunc(expr[:n], func(r rune) bool { return !IsTermRune(r) }) + 1
 	}
 	return expr[:n], true
-}
-
-// siteHost returns the host name a site: operand names ("example.com",
-// "Example.COM.", "https://example.com:8080/docs"), lower-cased, or "".
-func siteHost(v string) string {
-	v = strings.TrimSpace(v)
-	if strings.Contains(v, "://") {
-		if u, err := url.Parse(v); err == nil {
-			v = u.Hostname()
-		}
-	} else {
-		if i := strings.IndexAny(v, "/?#"); i >= 0 {
-			v = v[:i]
-		}
-		if h, _, ok := strings.Cut(v, ":"); ok {
-			v = h
-		}
-	}
-	v = strings.TrimRight(strings.ToLower(v), ".") // "example.com." is example.com
-	for _, r := range v {
-		if !(r == '.' || r == '-' || IsTermRune(r)) {
-			return ""
-		}
-	}
-	if strings.Trim(v, ".-") == "" {
-		return ""
-	}
-	return v
-}
-
-// HostOf returns the lower-cased host name of a URL (no port), for
-// matching a site: restriction; "" for a URL without one.
-func HostOf(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimRight(strings.ToLower(u.Hostname()), ".")
-}
-
-// OnSite reports whether host is site or one of its subdomains.
-func OnSite(host, site string) bool {
-	return host == site || strings.HasSuffix(host, "."+site)
 }

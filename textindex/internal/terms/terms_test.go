@@ -87,21 +87,28 @@ func TestQueryBounds(t *testing.T) {
 
 func TestParseSearch(t *testing.T) {
 	for in, want := range map[string]string{
-		`gopher news`:                              `gopher news`,
-		`Gopher gopher NEWS`:                       `gopher news`,
-		`"quick brown fox" lazy`:                   `lazy "quick brown fox"`,
-		`"one"`:                                    `one`,
-		`fox -lazy -"brown dog"`:                   `fox -lazy -brown -dog`,
-		`fox - lazy`:                               `fox lazy`,
-		`fox site:Example.COM site:example.com`:    `fox site:example.com`,
-		`fox site:https://docs.example.com:8080/x`: `fox site:docs.example.com`,
-		`fox site:`:                                `fox site`,
-		`fox site:"bad host"`:                      `fox host`,
-		`"unterminated phrase here`:                `"unterminated phrase here"`,
-		`-only -negative`:                          `-only -negative`,
-		`"a b" "a b" c`:                            `c "a b"`,
-		`apple OR pear*`:                           `apple or pear`,
-		``:                                         ``,
+		`gopher news`:                                `gopher news`,
+		`Gopher gopher NEWS`:                         `gopher news`,
+		`"quick brown fox" lazy`:                     `lazy "quick brown fox"`,
+		`"one"`:                                      `one`,
+		`fox -lazy -"brown dog"`:                     `fox -lazy -brown -dog`,
+		`fox - lazy`:                                 `fox lazy`,
+		`fox site:Example.COM site:example.com`:      `fox site:example.com`,
+		`fox site:https://docs.example.com:8080/x`:   `fox site:docs.example.com:8080`,
+		`fox site:example.com:8080`:                  `fox site:example.com:8080`,
+		`fox site:Example.com.:08080/docs`:           `fox site:example.com:8080`,
+		`fox site:example.com: site:example.com:/`:   `fox site:example.com`,
+		`fox site:https://example.com:443/`:          `fox site:example.com`,
+		`fox site:http://example.com:443/`:           `fox site:example.com:443`,
+		`fox site:example.com:8080 site:example.com`: `fox site:example.com:8080 site:example.com`,
+		`fox site:[::1]:8080 site:http://[::1]/`:     `fox site:[::1]:8080 site:[::1]`,
+		`fox site:`:                                  `fox site`,
+		`fox site:"bad host"`:                        `fox host`,
+		`"unterminated phrase here`:                  `"unterminated phrase here"`,
+		`-only -negative`:                            `-only -negative`,
+		`"a b" "a b" c`:                              `c "a b"`,
+		`apple OR pear*`:                             `apple or pear`,
+		``:                                           ``,
 	} {
 		got, cut := ParseSearch(in)
 		if got.String() != want || cut {
@@ -122,16 +129,60 @@ func TestParseSearch(t *testing.T) {
 	if _, cut := ParseSearch(strings.Repeat("x", MaxQueryBytes+10)); !cut {
 		t.Error("a query over MaxQueryBytes is not cut")
 	}
-	for host, site := range map[string]string{"example.com": "example.com", "docs.example.com": "example.com"} {
-		if !OnSite(host, site) {
-			t.Errorf("OnSite(%q, %q) = false", host, site)
+}
+
+func TestSites(t *testing.T) {
+	for _, tc := range []struct {
+		site, url string
+		holds     bool
+	}{
+		{"example.com", "http://example.com/", true},
+		{"example.com", "https://Example.COM./x", true},
+		{"example.com", "http://example.com:80/", true},
+		{"example.com", "https://example.com:443/", true},
+		{"example.com", "https://example.com:80/", false},
+		{"example.com", "http://example.com:8080/", false},
+		{"example.com", "http://docs.example.com/", true},
+		{"example.com", "http://notexample.com/", false},
+		{"example.com", "http://example.com.evil.org/", false},
+		{"example.com", "http://evil.org/?example.com", false},
+		{"example.com:8080", "http://example.com:8080/", true},
+		{"example.com:8080", "http://docs.example.com:08080/", true},
+		{"example.com:8080", "http://example.com/", false},
+		{"example.com:443", "https://example.com/", true},
+		{"example.com:443", "http://example.com/", false},
+		{"127.0.0.1:8081", "http://127.0.0.1:8081/", true},
+		{"127.0.0.1:8081", "http://127.0.0.1:18083/", false},
+		{"0.0.1:8081", "http://127.0.0.1:8081/", false},
+		{"[::1]:8081", "http://[::1]:8081/", true},
+		{"[::1]", "http://[::1]:8081/", false},
+		{"example.com", "mailto:someone@example.com", false},
+		{"example.com", "http://example.com:x/", false},
+	} {
+		s, ok := ParseSite(tc.site)
+		if !ok {
+			t.Fatalf("ParseSite(%q) failed", tc.site)
+		}
+		p, _ := PlaceOf(tc.url)
+		if got := s.Holds(p); got != tc.holds {
+			t.Errorf("site:%s holds %s = %v, want %v", tc.site, tc.url, got, tc.holds)
 		}
 	}
-	if OnSite("notexample.com", "example.com") || OnSite("example.com.evil.org", "example.com") {
-		t.Error("OnSite accepts a look-alike host")
+	for _, bad := range []string{"", ":8080", "example.com:0", "example.com:65536", "example.com:x", "example.com:80:90",
+		"[::1", "[nothost]", "[fe80::1%25eth0]", "[127.0.0.1]", "ex ample.com", "https://", "...", "[::1]x"} {
+		if s, ok := ParseSite(bad); ok {
+			t.Errorf("ParseSite(%q) = %+v, want it refused", bad, s)
+		}
 	}
-	if h := HostOf("https://Docs.Example.com:8443/a?b"); h != "docs.example.com" {
-		t.Errorf("HostOf = %q", h)
+	for u, want := range map[string]string{
+		"http://Example.com:80/":       "example.com",
+		"https://example.com:8443/a?b": "example.com:8443",
+		"http://[::1]:8080/":           "[::1]:8080",
+		"ftp://example.com/":           "example.com",
+	} {
+		if p, ok := PlaceOf(u); !ok || p.Site().String() != want {
+			t.Errorf("PlaceOf(%q).Site() = %q, want %q", u, p.Site(), want)
+		}
 	}
 }
 
