@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -55,4 +56,40 @@ func Example() {
 	// Output:
 	// 1 Effective Go
 	// [Goroutines] are multiplexed onto multiple OS threads.
+}
+
+// ExampleReadQuery reads queries as the search page and `linksrus search`
+// do, with what they say about them.
+func ExampleReadQuery() {
+	for _, text := range []string{
+		`gopher "burrowing rodent" site:example.com:8080`,
+		"-rust site:go.dev",
+		strings.Repeat("vacuum ", 10000),
+	} {
+		r := searchweb.ReadQuery(text, textindex.QueryTypeSearch, 0)
+		switch {
+		case r.Problem != "":
+			fmt.Println(r.Problem)
+		case r.Cut:
+			fmt.Println(r.CutNotice())
+		default:
+			fmt.Println("Results for " + searchweb.Quote(r.Shown))
+		}
+	}
+	// Output:
+	// Results for gopher "burrowing rodent" site:example.com:8080
+	// The query has no word or phrase to look for: -word and site:host only narrow a search.
+	// The query was cut to its first 4 KB and 32 words; searched for “vacuum”.
+}
+
+// ExampleParseBaseURL checks the URL a site is served at, for
+// Options.BaseURL.
+func ExampleParseBaseURL() {
+	for _, raw := range []string{"https://search.example.com/", "search.example.com"} {
+		base, err := searchweb.ParseBaseURL(raw)
+		fmt.Printf("%q %v\n", base, err)
+	}
+	// Output:
+	// "https://search.example.com" <nil>
+	// "" base URL "search.example.com": not an absolute http or https URL (like https://search.example.com)
 }

@@ -1,16 +1,20 @@
 // Package searchweb serves a search engine's web pages over a text index:
 // a query box, result pages (title, URL, a snippet with the query's words
 // marked, the date the page was indexed, the number of results, pagination
-// and a facet of the hosts the results are on), a status page, a JSON API
-// and an OpenSearch description, so that a browser can add the site as a
-// search engine.
+// and a facet of the sites the results are on: host, and port unless it
+// is the default), a status page, a JSON API and an OpenSearch
+// description, so that a browser can add the site as a search engine.
 //
 // The pages are rendered on the server with html/template (every value
 // escaped in its context) and need no JavaScript: they work with a
-// keyboard, a screen reader and a phone. Queries are read as
-// textindex.QueryTypeSearch reads them, bounded as every index bounds
-// them, and each search is given a deadline; what goes wrong is told to
-// the user in words, while the details go to the log, never into the page.
+// keyboard, a screen reader and a phone. A query is read by ReadQuery, as
+// `linksrus search` reads it, in textindex.QueryTypeSearch's syntax,
+// bounded as every index bounds it, and told about in the same words.
+// What the pages echo of a query is what was searched: a query past the
+// bounds (4 KB, 32 words) is echoed cut, so a long query never makes a
+// long page. Each search is given a deadline; what goes wrong is told to
+// the user in words, while the details go to the log, never into the
+// page.
 //
 // Routes:
 //
@@ -18,7 +22,7 @@
 //	GET /status            what the crawl and the index hold
 //	GET /api/search?q=     results as JSON (offset, limit)
 //	GET /api/status        the status as JSON
-//	GET /opensearch.xml    the OpenSearch description
+//	GET /opensearch.xml    the OpenSearch description (with Options.BaseURL)
 package searchweb
 
 import (
@@ -88,6 +92,13 @@ type Options struct {
 	// Name is the site's name, in titles and the OpenSearch description.
 	// Default: "linksrus".
 	Name string
+	// BaseURL is the absolute http(s) URL the pages are served at, such
+	// as "https://search.example.com" (see ParseBaseURL): the OpenSearch
+	// description names it, since a browser needs absolute URLs there. It
+	// is never taken from a request, whose Host header anyone can set.
+	// Empty: there is no description (/opensearch.xml is not found, and
+	// no page links it).
+	BaseURL string
 	// PageSize is the number of results a page shows. Default: 10.
 	PageSize int
 	// FacetResults is how many of the best results the host facet counts
@@ -125,7 +136,11 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t.UTC().Format("2 Jan 2006")
 	},
 	// form gives the search form of a page without a query.
-	"form": func(name string) struct{ Name, Query string } { return struct{ Name, Query string }{name, ""} },
+	"form":  func(name string) struct{ Name, Query string } { return struct{ Name, Query string }{name, ""} },
+	"quote": Quote,
+	// openSearch reports whether pages link an OpenSearch description;
+	// each Server's copy of the templates says (see New).
+	"openSearch": func() bool { return false },
 }).ParseFS(files, "templates/*.html"))
 
 // openSearchXML is the OpenSearch 1.1 description; text/template, since
@@ -149,8 +164,32 @@ func xmlEscape(s string) string {
 
 // Server is the http.Handler New returns.
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
+	opts  Options
+	mux   *http.ServeMux
+	pages *template.Template
+}
+
+// ParseBaseURL checks that raw is an absolute http or https URL of a
+// site's root ("https://search.example.com", a trailing "/" allowed) and
+// returns it without the trailing "/". The pages link each other from the
+// root, so a path is refused, as are user information, a query and a
+// fragment.
+func ParseBaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("base URL %q: %w", raw, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("base URL %q: not an absolute http or https URL (like https://search.example.com)", raw)
+	case u.Host == "" || u.Hostname() == "":
+		return "", fmt.Errorf("base URL %q: no host", raw)
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "":
+		return "", fmt.Errorf("base URL %q: only a scheme, host and port, without user, query or fragment", raw)
+	case u.Path != "" && u.Path != "/":
+		return "", fmt.Errorf("base URL %q: the pages are served at the root of a host, not under %s", raw, u.Path)
+	}
+	return u.Scheme + "://" + u.Host, nil
 }
 
 // New returns the handler serving the pages over opts.Index.
@@ -164,6 +203,13 @@ func New(opts Options) (*Server, error) {
 	if opts.Name == "" {
 		opts.Name = DefaultName
 	}
+	if opts.BaseURL != "" {
+		base, err := ParseBaseURL(opts.BaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("searchweb: new: Options.BaseURL: %w", err)
+		}
+		opts.BaseURL = base
+	}
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultPageSize
 	}
@@ -176,13 +222,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	withOpenSearch := opts.BaseURL != ""
+	s := &Server{opts: opts, mux: http.NewServeMux(),
+		pages: template.Must(pages.Clone()).Funcs(template.FuncMap{"openSearch": func() bool { return withOpenSearch }})}
 	s.mux.HandleFunc("GET /{$}", s.searchPage)
 	s.mux.HandleFunc("GET /search", s.searchPage)
 	s.mux.HandleFunc("GET /status", s.statusPage)
 	s.mux.HandleFunc("GET /api/search", s.searchAPI)
 	s.mux.HandleFunc("GET /api/status", s.statusAPI)
-	s.mux.HandleFunc("GET /opensearch.xml", s.openSearch)
+	if withOpenSearch {
+		s.mux.HandleFunc("GET /opensearch.xml", s.openSearch)
+	}
 	s.mux.HandleFunc("GET /style.css", s.style)
 	s.mux.HandleFunc("/", s.notFound)
 	return s, nil
@@ -208,7 +258,9 @@ type result struct {
 	Relevance float64           `json:"relevance"`
 	PageRank  float64           `json:"pagerank"`
 	Score     float64           `json:"score"`
-	Host      string            `json:"host"`
+	// Host is the site the result is on, as site: names it: its host,
+	// with the port unless it is the scheme's default.
+	Host string `json:"host"`
 	// AlsoAt are the other URLs of the same text (duplicates and
 	// redirects), which the index shows as this one result.
 	AlsoAt []string `json:"also_at,omitempty"`
@@ -225,7 +277,7 @@ type nearResult struct {
 	Title string `json:"title"`
 }
 
-// hostCount is an entry of the host facet.
+// hostCount is an entry of the host facet: a site, as site: names it.
 type hostCount struct {
 	Host  string `json:"host"`
 	Count int    `json:"count"`
@@ -235,13 +287,14 @@ type hostCount struct {
 
 // answer is a search's outcome, for a page or the API.
 type answer struct {
-	Query    string      `json:"query"`
-	Searched string      `json:"searched,omitempty"` // the bounded query, when cut
-	Cut      bool        `json:"query_cut,omitempty"`
-	Total    uint64      `json:"total"`
-	Offset   uint64      `json:"offset"`
-	Results  []result    `json:"results"`
-	Hosts    []hostCount `json:"hosts"`
+	// Query is the query as searched: as typed, or its searched part
+	// when Cut (Request.Shown).
+	Query   string      `json:"query"`
+	Cut     bool        `json:"query_cut,omitempty"`
+	Total   uint64      `json:"total"`
+	Offset  uint64      `json:"offset"`
+	Results []result    `json:"results"`
+	Hosts   []hostCount `json:"hosts"`
 	// FacetOf is how many results the host counts come from.
 	FacetOf uint64 `json:"hosts_of_results"`
 	// Problem says, in words, why there are no results, if not simply
@@ -249,28 +302,27 @@ type answer struct {
 	Problem string `json:"problem,omitempty"`
 	// Status is the HTTP status the answer goes out with.
 	Status int `json:"-"`
+	// CutNotice says that the query was cut (Request.CutNotice).
+	CutNotice string `json:"-"`
 	// read is how many results of the page were read: Results, and the
 	// near-duplicates folded into them.
 	read uint64
 }
 
-// search runs query from offset and collects up to limit results and the
-// host facet.
-func (s *Server) search(ctx context.Context, query string, offset uint64, limit int) answer {
-	a := answer{Query: query, Offset: offset, Results: []result{}, Hosts: []hostCount{}, Status: http.StatusOK}
-	if strings.TrimSpace(query) == "" {
-		a.Problem = "Type a word to search for."
+// search runs the query text typed from offset and collects up to limit
+// results and the host facet.
+func (s *Server) search(ctx context.Context, text string, offset uint64, limit int) answer {
+	req := ReadQuery(text, textindex.QueryTypeSearch, offset)
+	a := answer{Query: req.Shown, Cut: req.Cut, CutNotice: req.CutNotice(), Offset: offset,
+		Results: []result{}, Hosts: []hostCount{}, Status: http.StatusOK}
+	if req.Problem != "" {
+		a.Problem = req.Problem
+		if req.BadRequest {
+			a.Status = http.StatusBadRequest
+		}
 		return a
 	}
-	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: query, Offset: offset}
-	bounded, cut := textindex.BoundQuery(q)
-	if cut {
-		a.Cut, a.Searched = true, bounded.Expression
-	}
-	if len(textindex.Terms(q)) == 0 {
-		a.Problem = "The query has no word or phrase to look for: -word and site:host only narrow a search."
-		return a
-	}
+	q := req.Query
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	if err := s.collect(ctx, q, limit, &a); err != nil {
@@ -310,7 +362,7 @@ func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *a
 			Relevance: d.Relevance,
 			PageRank:  d.PageRank,
 			Score:     d.Relevance + d.PageRank,
-			Host:      hostOf(d.URL),
+			Host:      textindex.SiteOf(d.URL),
 			AlsoAt:    d.AlsoAt,
 		}
 		if r.Title == "" {
@@ -339,21 +391,18 @@ func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error 
 	counts := make(map[string]int)
 	for a.FacetOf < uint64(s.opts.FacetResults) && it.Next() {
 		a.FacetOf++
-		if h := hostOf(it.Document().URL); h != "" {
+		if h := textindex.SiteOf(it.Document().URL); h != "" {
 			counts[h]++
 		}
 	}
 	if err := it.Error(); err != nil {
 		return err
 	}
-	// A cut query's facet links restrict what was searched: added to the
-	// whole query, site:host would fall past the cut.
-	base := a.Query
-	if a.Cut {
-		base = a.Searched
-	}
+	// a.Query is what was searched: a cut query's facet links restrict
+	// that, where site:host added to the whole query would fall past the
+	// cut.
 	for h, n := range counts {
-		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(base, h), 1)})
+		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(a.Query, h), 1)})
 	}
 	slices.SortFunc(a.Hosts, func(x, y hostCount) int {
 		if x.Count != y.Count {
@@ -385,14 +434,6 @@ func (s *Server) failed(ctx context.Context, a answer, err error) answer {
 	a.Problem = "The search failed. Please try again later."
 	a.Status = http.StatusInternalServerError
 	return a
-}
-
-func hostOf(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
 }
 
 // restrict adds site:host to query, unless it is there already.
@@ -431,7 +472,6 @@ type pageLink struct {
 const maxPageLinks = 9
 
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
-	query := cleanQuery(r.URL.Query().Get("q"))
 	page := 1
 	if p := r.URL.Query().Get("p"); p != "" {
 		n, err := strconv.Atoi(p)
@@ -448,7 +488,9 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	size := s.opts.PageSize
-	d.answer = s.search(r.Context(), query, uint64(page-1)*uint64(size), size)
+	d.answer = s.search(r.Context(), r.URL.Query().Get("q"), uint64(page-1)*uint64(size), size)
+	// Links echo the query as searched (d.Query), never more of it.
+	query := d.Query
 	if d.Total > 0 {
 		d.Pages = int((d.Total + uint64(size) - 1) / uint64(size))
 		d.First = d.Offset + 1
@@ -465,17 +507,6 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, d.Status, "search.html", d)
-}
-
-// cleanQuery drops control characters, which no term contains, so that
-// they are neither searched nor echoed.
-func cleanQuery(q string) string {
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, q))
 }
 
 func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
@@ -497,7 +528,7 @@ func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	a := s.search(r.Context(), cleanQuery(v.Get("q")), offset, limit)
+	a := s.search(r.Context(), v.Get("q"), offset, limit)
 	writeJSON(w, a.Status, a)
 }
 
@@ -552,15 +583,11 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusNotFound, "error.html", errorData{Name: s.opts.Name, Message: "There is no page here."})
 }
 
-// openSearch serves the OpenSearch 1.1 description, with the URLs of the
-// host the browser asked, so it works behind any name.
-func (s *Server) openSearch(w http.ResponseWriter, r *http.Request) {
-	base := "http://" + r.Host
-	if r.TLS != nil {
-		base = "https://" + r.Host
-	}
+// openSearch serves the OpenSearch 1.1 description, with the URLs of
+// Options.BaseURL.
+func (s *Server) openSearch(w http.ResponseWriter, _ *http.Request) {
 	var b strings.Builder
-	if err := openSearchXML.Execute(&b, struct{ Name, Base string }{s.opts.Name, base}); err != nil {
+	if err := openSearchXML.Execute(&b, struct{ Name, Base string }{s.opts.Name, s.opts.BaseURL}); err != nil {
 		s.opts.Logger.Error("searchweb: render opensearch.xml", "err", err)
 		http.Error(w, "the description could not be rendered", http.StatusInternalServerError)
 		return
@@ -584,7 +611,7 @@ func (s *Server) style(w http.ResponseWriter, _ *http.Request) {
 // a clean error rather than half a page.
 func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
 	var b strings.Builder
-	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+	if err := s.pages.ExecuteTemplate(&b, name, data); err != nil {
 		s.opts.Logger.Error("searchweb: render", "page", name, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return

@@ -159,7 +159,7 @@ func TestSearchPageBadInput(t *testing.T) {
 		{"/search?q=" + url.QueryEscape(`AND OR NOT`), http.StatusOK, "No pages match"},
 		{"/search?q=-gopher", http.StatusOK, "no word or phrase"},
 		{"/search?q=" + url.QueryEscape(strings.Repeat("gopher ", 15000)), http.StatusOK, "Results 1–3 of 3"},
-		{"/search?q=" + url.QueryEscape(strings.Repeat("w", 100<<10)), http.StatusOK, "only its first words were searched"},
+		{"/search?q=" + url.QueryEscape(strings.Repeat("w", 100<<10)), http.StatusOK, "The query was cut to its first 4 KB and 32 words, which left no word"},
 		{"/search?q=gopher&p=99", http.StatusOK, "No results on page 99"},
 		{"/search?q=gopher&p=0", http.StatusBadRequest, "no such page"},
 		{"/search?q=gopher&p=abc", http.StatusBadRequest, "no such page"},
@@ -308,11 +308,23 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// TestOpenSearch: the description names Options.BaseURL, whatever Host
+// a request brings; without a BaseURL there is none, and no page links one.
 func TestOpenSearch(t *testing.T) {
-	srv := newTestServer(t, searchweb.Options{Name: `Docs & "more"`})
-	code, h, body := get(t, srv, "/opensearch.xml")
-	if code != http.StatusOK || h.Get("Content-Type") != "application/opensearchdescription+xml" {
-		t.Fatalf("status %d, Content-Type %q", code, h.Get("Content-Type"))
+	srv := newTestServer(t, searchweb.Options{Name: `Docs & "more"`, BaseURL: "https://search.example.com/"})
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/opensearch.xml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "evil.example"
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/opensearchdescription+xml" {
+		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	var d struct {
 		ShortName string `xml:"ShortName"`
@@ -321,15 +333,33 @@ func TestOpenSearch(t *testing.T) {
 			Template string `xml:"template,attr"`
 		} `xml:"Url"`
 	}
-	if err := xml.Unmarshal([]byte(body), &d); err != nil {
+	if err := xml.Unmarshal(body, &d); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, body)
 	}
-	if d.ShortName != `Docs & "more"` || len(d.URLs) < 2 || d.URLs[0].Template != srv.URL+"/search?q={searchTerms}" {
+	if d.ShortName != `Docs & "more"` || len(d.URLs) != 3 ||
+		d.URLs[0].Template != "https://search.example.com/search?q={searchTerms}" ||
+		d.URLs[1].Template != "https://search.example.com/api/search?q={searchTerms}" ||
+		d.URLs[2].Template != "https://search.example.com/opensearch.xml" {
 		t.Errorf("description = %+v", d)
 	}
-	_, _, page := get(t, srv, "/")
-	if !strings.Contains(page, `rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml"`) {
+	const link = `rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml"`
+	if _, _, page := get(t, srv, "/"); !strings.Contains(page, link) {
 		t.Error("the home page does not link the description")
+	}
+
+	srv = newTestServer(t, searchweb.Options{})
+	if code, _, _ := get(t, srv, "/opensearch.xml"); code != http.StatusNotFound {
+		t.Errorf("without a BaseURL: /opensearch.xml status %d, want 404", code)
+	}
+	if _, _, page := get(t, srv, "/search?q=gopher"); strings.Contains(page, link) {
+		t.Error("without a BaseURL, a page links a description")
+	}
+
+	for _, bad := range []string{"search.example.com", "ftp://search.example.com", "https://", "/search",
+		"https://search.example.com/docs", "https://user@search.example.com", "https://search.example.com/?q=1", "https://search.example.com/#x"} {
+		if _, err := searchweb.New(searchweb.Options{Index: memory.New(), BaseURL: bad}); err == nil {
+			t.Errorf("New accepts BaseURL %q", bad)
+		}
 	}
 }
 
@@ -413,5 +443,153 @@ func TestNearDuplicatesFolded(t *testing.T) {
 	}
 	if a.Total != 3 || len(a.Results) != 2 || folded != 1 {
 		t.Errorf("API: %s", body)
+	}
+}
+
+// TestLongQueryEchoesWhatWasSearched: of a 99 KB query only the first
+// 4 KB are read; the page echoes what was searched (in the box, the
+// heading, the pagination and the facet), not the whole query a dozen
+// times over, and so does the API.
+func TestLongQueryEchoesWhatWasSearched(t *testing.T) {
+	var docs []*textindex.Document
+	for i := range 30 {
+		docs = append(docs, &textindex.Document{
+			URL:     fmt.Sprintf("http://h%d.example/%d", i%3, i),
+			Title:   fmt.Sprintf("Vacuum %d", i),
+			Content: fmt.Sprintf("A vacuum cleaner, model %d.", i),
+		})
+	}
+	srv := newTestServer(t, searchweb.Options{PageSize: 4}, docs...)
+	q := strings.TrimSpace(strings.Repeat("vacuum ", 99<<10/7))
+	code, _, body := get(t, srv, "/search?q="+url.QueryEscape(q))
+	if code != http.StatusOK || !strings.Contains(body, "Results 1–4 of 30") {
+		t.Fatalf("status %d:\n%.2000s", code, body)
+	}
+	if len(body) > 32<<10 {
+		t.Errorf("the page of a %d KB query of which 4 KB were searched is %d KB", len(q)>>10, len(body)>>10)
+	}
+	for _, want := range []string{
+		`value="vacuum"`,
+		`href="/search?p=2&amp;q=vacuum"`,
+		`href="/search?q=vacuum&#43;site%3Ah0.example"`,
+		"The query was cut",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+
+	code, _, body = get(t, srv, "/api/search?q="+url.QueryEscape(q))
+	var a struct {
+		Query string `json:"query"`
+		Cut   bool   `json:"query_cut"`
+		Total int    `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusOK || a.Query != "vacuum" || !a.Cut || a.Total != 30 || len(body) > 32<<10 {
+		t.Errorf("API: status %d, query %.40q, cut %v, total %d, %d bytes", code, a.Query, a.Cut, a.Total, len(body))
+	}
+}
+
+// TestFacetAndSiteTellPortsApart: a host on another port is another
+// site, in the facet, its links and site:.
+func TestFacetAndSiteTellPortsApart(t *testing.T) {
+	var docs []*textindex.Document
+	for i, u := range []string{
+		"http://127.0.0.1:8081/a", "http://127.0.0.1:8081/b", "http://127.0.0.1:8081/c",
+		"http://127.0.0.1:18083/d", "http://127.0.0.1:18083/e",
+		"http://127.0.0.1/f",
+	} {
+		docs = append(docs, &textindex.Document{URL: u, Title: fmt.Sprintf("Index %d", i), Content: fmt.Sprintf("index page %d", i)})
+	}
+	srv := newTestServer(t, searchweb.Options{}, docs...)
+	_, _, body := get(t, srv, "/api/search?q=index")
+	var a apiAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(a.Hosts)
+	if want := "[{127.0.0.1:8081 3} {127.0.0.1:18083 2} {127.0.0.1 1}]"; got != want {
+		t.Errorf("hosts = %s, want %s", got, want)
+	}
+
+	_, _, body = get(t, srv, "/search?q=index")
+	m := regexp.MustCompile(`<a href="(/search\?q=[^"]*)">127\.0\.0\.1:18083</a> <span class="n">2</span>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no facet link for 127.0.0.1:18083:\n%s", body)
+	}
+	for _, path := range []string{html.UnescapeString(m[1]), "/search?q=" + url.QueryEscape("site:127.0.0.1:18083 index")} {
+		_, _, body = get(t, srv, path)
+		if !strings.Contains(body, "Results 1–2 of 2") || strings.Contains(body, "127.0.0.1:8081/") {
+			t.Errorf("%s does not keep to 127.0.0.1:18083:\n%s", path, body)
+		}
+	}
+}
+
+// TestOpenSearchIgnoresHostHeader: the description's URLs never come from
+// the request's Host header, which anyone can set.
+func TestOpenSearchIgnoresHostHeader(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{})
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/opensearch.xml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "evil.example"
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if strings.Contains(string(body), "evil.example") {
+		t.Errorf("the description follows the Host header: %s", body)
+	}
+}
+
+// TestQueryProblemsInWords: a query that cannot be searched is told why,
+// in the words that fit it.
+func TestQueryProblemsInWords(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, gophers(3)...)
+	for _, tc := range []struct {
+		query     string
+		want, not string
+	}{
+		{"caf\xe9 \xff\xfe", "not UTF-8", "-word and site:host"},
+		{"!!! ***", "only letters and digits", "-word and site:host"},
+		{"-gopher site:a.example", "-word and site:host only narrow a search", "UTF-8"},
+	} {
+		code, _, body := get(t, srv, "/search?q="+url.QueryEscape(tc.query))
+		if code == http.StatusInternalServerError || !strings.Contains(body, tc.want) || strings.Contains(body, tc.not) {
+			t.Errorf("%q: status %d, want %q and not %q:\n%s", tc.query, code, tc.want, tc.not, body)
+		}
+		_, _, body = get(t, srv, "/api/search?q="+url.QueryEscape(tc.query))
+		var a apiAnswer
+		if err := json.Unmarshal([]byte(body), &a); err != nil || !strings.Contains(a.Problem, tc.want) {
+			t.Errorf("API %q: problem %q, want %q", tc.query, a.Problem, tc.want)
+		}
+	}
+}
+
+// TestQueryShownQuotedOnce: the page quotes the query it names, once: a
+// phrase query is not shown in quotes inside quotes.
+func TestQueryShownQuotedOnce(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{}, gophers(3)...)
+	// What a reader sees: <q> is rendered in quotation marks.
+	seen := func(body string) string {
+		r := strings.NewReplacer("<q>", "“", "</q>", "”")
+		return html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(r.Replace(body), ""))
+	}
+	for q, want := range map[string]string{
+		`"write ahead log"`:  `No pages match "write ahead log".`,
+		`"burrowing rodent"`: `Results 1–3 of 3 for "burrowing rodent"`,
+		`gopher`:             `Results 1–3 of 3 for “gopher”`,
+	} {
+		_, _, body := get(t, srv, "/search?q="+url.QueryEscape(q))
+		text := seen(body)
+		if !strings.Contains(text, want) || strings.Contains(text, `“"`) || strings.Contains(text, `"”`) {
+			t.Errorf("%s: the page reads:\n%s\nwant %q", q, text, want)
+		}
 	}
 }
