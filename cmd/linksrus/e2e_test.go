@@ -220,10 +220,16 @@ func TestCrawlThenSearch(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "of 40.") || !strings.Contains(r.stdout, "also at "+site.URL+"/page/0\n") {
 		t.Fatalf("search gophers: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// The search-box syntax: site: restricts to a host, -word leaves out.
-	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:127.0.0.1")
+	// The search-box syntax: site: restricts to a host and port (the
+	// default one without a port), -word leaves out.
+	hostPort := strings.TrimPrefix(site.URL, "http://")
+	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:"+hostPort)
 	if r.code != 0 || !strings.Contains(r.stdout, "of 40.") {
-		t.Fatalf("search gophers site:127.0.0.1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("search gophers site:%s: exit %d\n%s%s", hostPort, r.code, r.stdout, r.stderr)
+	}
+	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:127.0.0.1")
+	if r.code != 0 || !strings.Contains(r.stdout, "No pages match") {
+		t.Fatalf("search gophers site:127.0.0.1 (port 80): exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = linksrus(t, nil, "search", "--data", data, "gophers", "site:example.com")
 	if r.code != 0 || !strings.Contains(r.stdout, "No pages match") {

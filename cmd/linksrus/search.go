@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/searchweb"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/simhash"
 )
@@ -51,19 +51,21 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	sf.register(fs, env)
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	limit := fs.Int("limit", 10, "print at most `N` results")
-	offset := fs.Uint64("offset", 0, "skip the first `N` results (for paging)")
+	offset := fs.Int64("offset", 0, "skip the first `N` results (for paging)")
 	phrase := fs.Bool("phrase", false, "match the whole query as one exact phrase (without it: words, \"phrases\", -word and site:host)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up on a search that takes longer than `D`")
 	words, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
 	}
-	query := strings.TrimSpace(strings.Join(words, " "))
-	if query == "" {
+	if strings.TrimSpace(strings.Join(words, " ")) == "" {
 		return usageError(env, fs, "a query is required")
 	}
 	if *limit <= 0 {
 		return usageError(env, fs, "--limit must be positive, got %d", *limit)
+	}
+	if *offset < 0 {
+		return usageError(env, fs, "--offset must be a whole number of results to skip (0 or more), got %d", *offset)
 	}
 	if *timeout <= 0 {
 		return usageError(env, fs, "--timeout must be positive, got %v", *timeout)
@@ -71,21 +73,27 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	if sf.index == "none" {
 		return usageError(env, fs, "--index none: there is no index to search")
 	}
+	typ := textindex.QueryTypeSearch
+	if *phrase {
+		typ = textindex.QueryTypePhrase
+	}
+	// The query is read as the search page reads it, and told about in
+	// the same words.
+	req := searchweb.ReadQuery(strings.Join(words, " "), typ, uint64(*offset))
+	if req.Problem != "" {
+		return usageError(env, fs, "%s", req.Problem)
+	}
+	query := req.Shown
 
 	// The index alone, read-only: a search works while a crawl writes to
-	// the same data directory, whose graph it holds locked.
-	if sf.graph == "" {
-		if _, err := os.Stat(filepath.Join(sf.data, "graph.db")); errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("no crawl data in %s (run \"linksrus crawl\" first, or pass --data, --graph)", sf.data)
-		}
-	}
-	if sf.index == "" {
-		if _, err := os.Stat(filepath.Join(sf.data, "index.db")); errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(env.stdout, "No pages match %q: %s holds no index.\n", query, sf.data)
-			fmt.Fprintln(env.stdout, "The pages were crawled with --index none: "+
-				"'linksrus crawl --recrawl-after 1s URL' fetches and indexes them again.")
-			return nil
-		}
+	// the same data directory, whose graph it holds locked. A directory
+	// with a graph and no index was crawled with --index none; one with
+	// neither is told so by openIndexForReading.
+	if sf.index == "" && !exists(filepath.Join(sf.data, "index.db")) && exists(filepath.Join(sf.data, "graph.db")) {
+		fmt.Fprintf(env.stdout, "No pages match %s: %s holds no index.\n", searchweb.Quote(query), sf.data)
+		fmt.Fprintln(env.stdout, "The pages were crawled with --index none: "+
+			"'linksrus crawl --recrawl-after 1s URL' fetches and indexes them again.")
+		return nil
 	}
 	index, err := openIndexForReading(ctx, &sf)
 	if err != nil {
@@ -93,11 +101,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	defer index.Close()
 
-	q := textindex.Query{Type: textindex.QueryTypeSearch, Expression: query, Offset: *offset}
-	if *phrase {
-		q.Type = textindex.QueryTypePhrase
-	}
-	bounded, cut := textindex.BoundQuery(q)
+	q := req.Query
 	searchCtx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	it, err := textindex.SearchContext(searchCtx, index, q)
@@ -106,7 +110,6 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	}
 	defer it.Close()
 
-	terms := textindex.Terms(q)
 	var (
 		results []searchResult
 		read    uint64 // results read: the next page starts at offset+read
@@ -116,7 +119,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	for len(results) < *limit && read < uint64(*limit)*maxReadFactor && it.Next() {
 		d := it.Document()
 		read++
-		rank := *offset + read
+		rank := q.Offset + read
 		// A result whose text is nearly that of one shown already goes
 		// under it, so that a page of results is not one text ten times.
 		if n := fold.Fold(simhash.OfPage(d.Title, d.Content)); n >= 0 {
@@ -143,32 +146,27 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
+		// query is as searched: a long query's first 4 KB, not all of it.
 		return enc.Encode(struct {
-			Query    string         `json:"query"`
-			Cut      bool           `json:"query_cut,omitempty"`
-			Searched string         `json:"searched,omitempty"`
-			Total    uint64         `json:"total"`
-			Offset   uint64         `json:"offset"`
-			Results  []searchResult `json:"results"`
-		}{query, cut, searchedIf(cut, bounded.Expression), total, *offset, nonNil(results)})
+			Query   string         `json:"query"`
+			Cut     bool           `json:"query_cut,omitempty"`
+			Total   uint64         `json:"total"`
+			Offset  uint64         `json:"offset"`
+			Results []searchResult `json:"results"`
+		}{query, req.Cut, total, q.Offset, nonNil(results)})
 	}
-	if cut {
-		fmt.Fprintf(env.stdout, "The query was cut to its first %d terms and %d KB; searched for: %s\n\n",
-			textindex.MaxQueryTerms, textindex.MaxQueryBytes>>10, bounded.Expression)
-		query = bounded.Expression // what was searched; the rest was not read
+	if req.Cut {
+		fmt.Fprintf(env.stdout, "%s\n\n", req.CutNotice())
 	}
 	if total == 0 {
-		fmt.Fprintf(env.stdout, "No pages match %q.\n", query)
-		if len(terms) == 0 {
-			fmt.Fprintln(env.stdout, "The query has no word or phrase to look for: -word and site:host only narrow a search.")
-		}
+		fmt.Fprintf(env.stdout, "No pages match %s.\n", searchweb.Quote(query))
 		if note := indexNoteIfFree(ctx, &sf, index); note != "" {
 			fmt.Fprintln(env.stdout, note)
 		}
 		return nil
 	}
 	if len(results) == 0 {
-		fmt.Fprintf(env.stdout, "No results past %d: %d pages match %q.\n", *offset, total, query)
+		fmt.Fprintf(env.stdout, "No results past %d: %d pages match %s.\n", q.Offset, total, searchweb.Quote(query))
 		return nil
 	}
 	for _, r := range results {
@@ -188,13 +186,13 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		}
 		fmt.Fprintln(env.stdout)
 	}
-	fmt.Fprintf(env.stdout, "Results %d-%d of %d", *offset+1, *offset+read, total)
+	fmt.Fprintf(env.stdout, "Results %d-%d of %d", q.Offset+1, q.Offset+read, total)
 	if folded > 0 {
 		fmt.Fprintf(env.stdout, " (%d near-duplicates shown under another result)", folded)
 	}
 	fmt.Fprintln(env.stdout, ".")
-	if *offset+read < total {
-		fmt.Fprintf(env.stdout, "Next: --offset %d\n", *offset+read)
+	if q.Offset+read < total {
+		fmt.Fprintf(env.stdout, "Next: --offset %d\n", q.Offset+read)
 	}
 	return nil
 }
@@ -204,13 +202,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func searchedIf(cut bool, expr string) string {
-	if cut {
-		return expr
-	}
-	return ""
 }
 
 // searchError says what stopped a search, in words for a deadline.
@@ -223,7 +214,11 @@ func searchError(err error, timeout time.Duration) error {
 
 // indexNoteIfFree is indexNote when the graph can be opened; a graph held
 // by a running crawl is not waited for: the note is a hint, not the answer.
+// An embedded graph that does not exist is not created for it.
 func indexNoteIfFree(ctx context.Context, sf *storeFlags, idx textindex.Indexer) string {
+	if sf.graph == "" && !exists(filepath.Join(sf.data, "graph.db")) {
+		return ""
+	}
 	gu, err := sf.graphURL()
 	if err != nil {
 		return ""

@@ -29,6 +29,8 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the search pages on `ADDR`")
 	name := fs.String("name", searchweb.DefaultName, "the site's `NAME`, in page titles and the browser's search engine list")
 	timeout := fs.Duration("timeout", searchweb.DefaultTimeout, "give up on a search that takes longer than `D`")
+	baseURL := fs.String("base-url", "", "the absolute http(s) `URL` browsers reach the pages at, such as https://search.example.com "+
+		"behind a proxy, named in the OpenSearch description (never the Host header a request brings); default: the --listen address")
 	rest, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -41,6 +43,13 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	}
 	if sf.index == "none" {
 		return usageError(env, fs, "--index none: there is no index to search")
+	}
+	if *baseURL != "" {
+		base, err := searchweb.ParseBaseURL(*baseURL)
+		if err != nil {
+			return usageError(env, fs, "--base-url: %v", err)
+		}
+		*baseURL = base
 	}
 	idx, err := openIndexForReading(ctx, &sf)
 	if err != nil {
@@ -57,14 +66,24 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	if !ok {
 		return fmt.Errorf("serve: the index %T cannot be searched with a deadline", idx)
 	}
-	log := slog.New(slog.NewTextHandler(env.stderr, nil))
-	h, err := searchweb.New(searchweb.Options{Index: searcher, Status: status, Name: *name, Timeout: *timeout, Logger: log})
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
+	}
+	defer ln.Close()
+	listenURL, allInterfaces := addrURL(ln.Addr())
+	base := *baseURL
+	if base == "" {
+		base = listenURL
+		if allInterfaces {
+			fmt.Fprintf(env.stderr, "linksrus serve: the OpenSearch description names %s/: "+
+				"pass --base-url with the URL browsers elsewhere reach this server at\n", base)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, nil))
+	h, err := searchweb.New(searchweb.Options{Index: searcher, Status: status, Name: *name, BaseURL: base, Timeout: *timeout, Logger: log})
+	if err != nil {
+		return err
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -74,7 +93,11 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(env.stderr, "serving the search page on http://%s/ (interrupt to stop)\n", ln.Addr())
+	if base != listenURL {
+		fmt.Fprintf(env.stderr, "serving the search page on %s/ as %s/ (interrupt to stop)\n", listenURL, base)
+	} else {
+		fmt.Fprintf(env.stderr, "serving the search page on %s/ (interrupt to stop)\n", listenURL)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -90,6 +113,20 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	}
 	<-served
 	return nil
+}
+
+// addrURL is the http URL of a listening address. An unspecified address
+// (all interfaces, which allInterfaces reports) is named localhost, where
+// it can be reached for sure.
+func addrURL(addr net.Addr) (u string, allInterfaces bool) {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String(), false
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host, allInterfaces = "localhost", true
+	}
+	return "http://" + net.JoinHostPort(host, port), allInterfaces
 }
 
 // openIndexForReading opens the index to search it. The embedded index is
