@@ -58,12 +58,12 @@ type Status struct {
 	// Known reports whether the crawl figures below are known; without
 	// them the page shows the index alone.
 	Known bool `json:"known"`
-	// Links is every link the graph knows; Crawled those fetched;
-	// Pending those found and not fetched (yet, or ever: out of scope,
-	// failed).
-	Links   uint64 `json:"links"`
-	Crawled uint64 `json:"crawled"`
-	Pending uint64 `json:"pending"`
+	// URLs is every URL the graph knows; Crawled the pages fetched of
+	// them; NotFetched those linked from pages and not fetched (yet, or
+	// ever: out of scope, failed).
+	URLs       uint64 `json:"urls"`
+	Crawled    uint64 `json:"crawled"`
+	NotFetched uint64 `json:"not_fetched"`
 	// Indexed is the number of pages in the index, when known: of
 	// pages with the same text (duplicates, redirects), the one search
 	// shows (textindex.Counter).

@@ -282,20 +282,20 @@ func TestSearchFailuresShowNoInternals(t *testing.T) {
 func TestStatus(t *testing.T) {
 	last := time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC)
 	srv := newTestServer(t, searchweb.Options{Status: func(context.Context) (searchweb.Status, error) {
-		return searchweb.Status{Known: true, Links: 120, Crawled: 100, Pending: 20, Indexed: 98, LastCrawl: last, Source: "the link graph"}, nil
+		return searchweb.Status{Known: true, URLs: 120, Crawled: 100, NotFetched: 20, Indexed: 98, LastCrawl: last, Source: "the link graph"}, nil
 	}})
 	code, _, body := get(t, srv, "/status")
 	if code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}
-	for _, want := range []string{`<dd id="links">120</dd>`, `<dd id="crawled">100</dd>`, `<dd id="pending">20 `, `<dd id="indexed">98</dd>`, "2026-11-23 10:30 UTC", "From the link graph"} {
+	for _, want := range []string{`<dd id="urls">120</dd>`, `<dd id="crawled">100</dd>`, `<dd id="not-fetched">20 `, `<dd id="indexed">98</dd>`, "2026-11-23 10:30 UTC", "From the link graph"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q:\n%s", want, body)
 		}
 	}
 	_, _, body = get(t, srv, "/api/status")
 	var st searchweb.Status
-	if err := json.Unmarshal([]byte(body), &st); err != nil || st.Links != 120 || !st.LastCrawl.Equal(last) {
+	if err := json.Unmarshal([]byte(body), &st); err != nil || st.URLs != 120 || st.NotFetched != 20 || !st.LastCrawl.Equal(last) {
 		t.Errorf("api/status = %s (%v)", body, err)
 	}
 

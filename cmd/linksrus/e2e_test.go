@@ -274,8 +274,8 @@ func TestCrawlThenSearch(t *testing.T) {
 
 	r = linksrus(t, nil, "stats", "--data", data, "--json")
 	var st graphStats
-	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Crawled != 41 || st.IndexedPages != 41 || st.Links != 45 {
-		t.Fatalf("stats = %+v (%v), want 41 crawled and indexed of 45 links\n%s", st, err, r.stderr)
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Crawled != 41 || st.IndexedPages != 41 || st.URLs != 45 {
+		t.Fatalf("stats = %+v (%v), want 41 crawled and indexed of 45 URLs\n%s", st, err, r.stderr)
 	}
 }
 

@@ -48,7 +48,7 @@ func rank(ctx context.Context, env *environment, st *stores, memLimit int64) (li
 	if err := res.Write(ctx, st.index, 0); err != nil {
 		return 0, fmt.Errorf("rank: %w", err)
 	}
-	fmt.Fprintf(env.stdout, "ranked %d pages over %d edges in %d iterations (%.2fs, scores written in %.2fs)\n",
+	fmt.Fprintf(env.stdout, "ranked %d URLs over %d links in %d iterations (%.2fs, scores written in %.2fs)\n",
 		len(res.IDs), res.Edges, res.Iterations, computed.Seconds(), time.Since(start).Seconds()-computed.Seconds())
 	// Every link of the graph is a page of the ranking.
 	return int64(len(res.IDs)), nil

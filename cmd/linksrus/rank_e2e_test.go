@@ -30,7 +30,7 @@ func TestCrawlRanksPages(t *testing.T) {
 	defer site.Close()
 	data := t.TempDir()
 	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/")
-	if r.code != 0 || !strings.Contains(r.stdout, "ranked 4 pages") {
+	if r.code != 0 || !strings.Contains(r.stdout, "ranked 4 URLs") {
 		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = linksrus(t, nil, "search", "--data", data, "--json", "gopher")
@@ -53,7 +53,7 @@ func TestCrawlRanksPages(t *testing.T) {
 			t.Errorf("result %+v: want relevance > 0 and score = relevance + pagerank", res)
 		}
 	}
-	if r := linksrus(t, nil, "rank", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "ranked 4 pages") {
+	if r := linksrus(t, nil, "rank", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "ranked 4 URLs") {
 		t.Errorf("rank: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -172,5 +172,5 @@ func sameStats(t *testing.T, a, b string) bool {
 	if err := json.NewDecoder(bytes.NewReader([]byte(b))).Decode(&y); err != nil {
 		t.Fatalf("stats --json: %v\n%s", err, b)
 	}
-	return x.Links == y.Links && x.Crawled == y.Crawled && x.IndexedPages == y.IndexedPages && x.Edges == y.Edges
+	return x.URLs == y.URLs && x.Crawled == y.Crawled && x.IndexedPages == y.IndexedPages && x.Links == y.Links
 }

@@ -63,7 +63,7 @@ func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 }
 
 func printSummary(w io.Writer, s summary) {
-	fmt.Fprintf(w, "crawled %d pages (%s, %d links) in %.2fs", s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed)
+	fmt.Fprintf(w, "crawled %d pages (%s, %d links found) in %.2fs", s.Pages, humanBytes(s.Bytes), s.Links, s.Elapsed)
 	if s.Active > 0 && s.Elapsed-s.Active >= idleShown {
 		// A shared crawl waits for work at its end (--idle): the pages
 		// went at the rate of the time before.
@@ -71,7 +71,7 @@ func printSummary(w io.Writer, s summary) {
 	}
 	fmt.Fprintf(w, ", %.0f pages/s; %d errors, %d skipped", s.PagesPerSec, s.Errors, s.Skipped)
 	if s.Queued > 0 {
-		fmt.Fprintf(w, "; %d links left for the next run", s.Queued)
+		fmt.Fprintf(w, "; %d URLs left for the next run", s.Queued)
 	}
 	fmt.Fprintln(w)
 	if s.Unchanged > 0 {
@@ -101,7 +101,7 @@ func printSummary(w io.Writer, s summary) {
 		}
 	}
 	if len(links) > 0 {
-		fmt.Fprintln(w, "links left out of the crawl (found on pages or in sitemaps, not fetched):")
+		fmt.Fprintln(w, "URLs left out of the crawl (linked from pages or listed in sitemaps, not fetched):")
 		for _, k := range links {
 			fmt.Fprintf(w, "  %-32s %d\n", k, s.Reasons[k])
 		}

@@ -99,7 +99,7 @@ func TestNumbersAreTrue(t *testing.T) {
 	defer site.Close()
 	data := t.TempDir()
 	r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", "--index", "none", site.URL+"/")
-	if r.code != 0 || !strings.Contains(r.stdout, "0 skipped") || !strings.Contains(r.stdout, "links left out of the crawl") ||
+	if r.code != 0 || !strings.Contains(r.stdout, "0 skipped") || !strings.Contains(r.stdout, "URLs left out of the crawl") ||
 		!strings.Contains(r.stdout, "scope: other host") {
 		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -234,12 +234,12 @@ func graphStatus(ctx context.Context, g linkgraph.Graph, idx textindex.Indexer) 
 	}
 	for it.Next() {
 		l := it.Link()
-		st.Links++
-		if st.Links%4096 == 0 && ctx.Err() != nil {
+		st.URLs++
+		if st.URLs%4096 == 0 && ctx.Err() != nil {
 			break
 		}
 		if l.RetrievedAt.IsZero() {
-			st.Pending++
+			st.NotFetched++
 			continue
 		}
 		st.Crawled++

@@ -96,7 +96,7 @@ func apiGet(t *testing.T, base, path string, v any) int {
 
 type apiStatus struct {
 	Known    bool   `json:"known"`
-	Links    uint64 `json:"links"`
+	URLs     uint64 `json:"urls"`
 	Crawled  uint64 `json:"crawled"`
 	Indexed  uint64 `json:"indexed"`
 	Crawling bool   `json:"crawling"`

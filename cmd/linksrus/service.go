@@ -154,13 +154,13 @@ func (s *service) metrics(w http.ResponseWriter, _ *http.Request) {
 	}
 	counter("linksrus_crawl_runs_total", "Crawl runs finished.", runs)
 	counter("linksrus_pages_crawled_total", "Pages fetched and processed.", pages)
-	counter("linksrus_fetch_errors_total", "Pages whose fetch failed.", errs)
+	counter("linksrus_errors_total", "Pages that should have been crawled and were not (fetch errors, error statuses, redirect loops, seeds refused).", errs)
 	counter("linksrus_pages_skipped_total", "Pages skipped (robots, content type, size...).", skipped)
 	counter("linksrus_bytes_fetched_total", "Body bytes read.", bytes)
 	counter("linksrus_sitemaps_read_total", "Sitemap files read.", sitemaps)
 	counter("linksrus_sitemap_urls_total", "URLs in scope listed by the sitemaps read.", sitemapURLs)
 	gauge("linksrus_crawl_running", "1 while a crawl runs.", int64(running))
-	gauge("linksrus_frontier_queued", "Links queued in the running crawl.", int64(queued))
+	gauge("linksrus_frontier_queued", "URLs queued in the running crawl.", int64(queued))
 	gauge("linksrus_frontier_in_flight", "Pages in flight in the running crawl.", int64(inFlight))
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {

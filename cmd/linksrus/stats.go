@@ -16,18 +16,20 @@ import (
 	"github.com/linksrus/linksrus/textindex"
 )
 
-// graphStats summarises a link graph and its index.
+// graphStats summarises a link graph and its index, in the project's
+// words: URLs the graph knows, of them pages crawled and URLs not fetched,
+// and links (from a crawled page to a URL; the graph's edges).
 type graphStats struct {
-	Links          uint64 `json:"links"`
+	URLs           uint64 `json:"urls"`
 	Crawled        uint64 `json:"crawled"`
-	Pending        uint64 `json:"pending"`
-	Edges          uint64 `json:"edges"`
+	NotFetched     uint64 `json:"not_fetched"`
+	Links          uint64 `json:"links"`
 	IndexedPages   uint64 `json:"indexed_pages"`
 	IndexBytes     int64  `json:"index_bytes,omitempty"`
 	GraphBytes     int64  `json:"graph_bytes,omitempty"`
 	IndexAvailable bool   `json:"index_available"`
 	// Crawling: a crawl holds the embedded graph, and the graph's figures
-	// are those it recorded AsOf (edges unknown).
+	// are those it recorded AsOf (links unknown).
 	Crawling bool      `json:"crawling,omitempty"`
 	AsOf     time.Time `json:"as_of,omitzero"`
 }
@@ -71,10 +73,10 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 		return enc.Encode(s)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "links known    %d\n", s.Links)
+	fmt.Fprintf(w, "URLs known     %d\n", s.URLs)
 	fmt.Fprintf(w, "  crawled      %d\n", s.Crawled)
-	fmt.Fprintf(w, "  not fetched  %d  (found on pages but never fetched: out of scope, not reached yet, or failed)\n", s.Pending)
-	fmt.Fprintf(w, "edges          %d\n", s.Edges)
+	fmt.Fprintf(w, "  not fetched  %d  (linked from pages but never fetched: out of scope, not reached yet, or failed)\n", s.NotFetched)
+	fmt.Fprintf(w, "links          %d  (from the crawled pages to URLs)\n", s.Links)
 	if s.IndexAvailable {
 		fmt.Fprintf(w, "pages indexed  %d\n", s.IndexedPages)
 	} else {
@@ -93,7 +95,7 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 // directory's status file, with the index counted now.
 func crawlingStats(ctx context.Context, env *environment, sf *storeFlags, asJSON bool) error {
 	rec := readStatusFile(statusFilePath(sf.data))
-	s := graphStats{Links: rec.Links, Crawled: rec.Crawled, Pending: rec.Pending, Crawling: true}
+	s := graphStats{URLs: rec.URLs, Crawled: rec.Crawled, NotFetched: rec.NotFetched, Crawling: true}
 	if sf.index != "none" {
 		idx, err := openIndexForReading(ctx, sf)
 		if err != nil {
@@ -119,9 +121,9 @@ func crawlingStats(ctx context.Context, env *environment, sf *storeFlags, asJSON
 		fmt.Fprintln(w, "a crawl is running (it holds the graph) and has recorded no figures yet")
 	} else {
 		fmt.Fprintf(w, "a crawl is running (it holds the graph); its figures as of %s:\n", rec.AsOf.Local().Format(time.TimeOnly))
-		fmt.Fprintf(w, "links known    %d\n", s.Links)
+		fmt.Fprintf(w, "URLs known     %d\n", s.URLs)
 		fmt.Fprintf(w, "  crawled      %d\n", s.Crawled)
-		fmt.Fprintf(w, "  not fetched  %d\n", s.Pending)
+		fmt.Fprintf(w, "  not fetched  %d\n", s.NotFetched)
 	}
 	if s.IndexAvailable {
 		fmt.Fprintf(w, "pages indexed  %d  (searchable now)\n", s.IndexedPages)
@@ -140,9 +142,9 @@ func collectStats(g linkgraph.Graph, idx textindex.Indexer) (graphStats, error) 
 	var crawled []uuid.UUID
 	for it.Next() {
 		l := it.Link()
-		s.Links++
+		s.URLs++
 		if l.RetrievedAt.IsZero() {
-			s.Pending++
+			s.NotFetched++
 			continue
 		}
 		s.Crawled++
@@ -158,7 +160,7 @@ func collectStats(g linkgraph.Graph, idx textindex.Indexer) (graphStats, error) 
 		return s, fmt.Errorf("list edges: %w", err)
 	}
 	for eit.Next() {
-		s.Edges++
+		s.Links++
 	}
 	if err := errors.Join(eit.Error(), eit.Close()); err != nil {
 		return s, fmt.Errorf("list edges: %w", err)
