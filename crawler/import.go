@@ -45,8 +45,14 @@ type FetchedPage struct {
 // redirect whose target never comes is dropped, as a crawl drops a
 // redirect to a page it skips.
 //
-// An error of the iterator stops the import and is returned, with the
-// count of pages stored so far.
+// An error of the iterator ends the import as the end of the pages would:
+// the pages before it are finished (stored, or skipped for what they are),
+// and Import returns their count with the error, so that an archive
+// damaged in the middle imports the same pages every time. To stop an
+// import and keep what it took, stop the iterator (cancel the context
+// warc.ReadDir reads with, say); cancelling ctx stops at once, abandoning
+// the pages in flight (reported with ReasonCanceled, possibly stored in
+// part, not counted).
 func (c *Crawler) Import(ctx context.Context, pages iter.Seq2[*FetchedPage, error]) (int, error) {
 	if pages == nil {
 		return 0, fmt.Errorf("%w: nil page iterator", ErrInvalidConfig)
@@ -64,7 +70,7 @@ func (c *Crawler) Import(ctx context.Context, pages iter.Seq2[*FetchedPage, erro
 	// The fetch stage's place is taken by the source: a fresh pipeline of
 	// the other stages.
 	err := pipeline.New(afterFetch(c.cfg, true)...).Process(ctx, src, sink)
-	err = errors.Join(err, hook.err())
+	err = errors.Join(src.err, err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: import: %w", err)
 	}
@@ -83,7 +89,10 @@ type importSource struct {
 	pending map[string][]string
 	ready   []*Payload // payloads of the latest page, one per origin
 	cur     *Payload
-	err     error
+	// err is the iterator's error. The pipeline does not get it (see
+	// Error): a source error would cancel the run, abandoning the pages
+	// read before it wherever they happen to be.
+	err error
 }
 
 // Next implements pipeline.Source.
@@ -111,15 +120,16 @@ func (s *importSource) Next(ctx context.Context) bool {
 // Payload implements pipeline.Source.
 func (s *importSource) Payload() pipeline.Payload { return s.cur }
 
-// Error implements pipeline.Source.
-func (s *importSource) Error() error { return s.err }
+// Error implements pipeline.Source: nil, the iterator's error ending the
+// input as its end does (Import returns it once the run is over).
+func (s *importSource) Error() error { return nil }
 
-// take turns page into payloads for s.ready, or notes the redirect it is,
-// or reports it skipped.
 // maxPending bounds importSource.pending: beyond it, a redirect whose
 // target has not come yet is imported without its alias.
 const maxPending = 1 << 20
 
+// take turns page into payloads for s.ready, or notes the redirect it is,
+// or reports it skipped.
 func (s *importSource) take(ctx context.Context, page *FetchedPage) {
 	if u, err := url.Parse(page.URL); err == nil && u.Path == "/robots.txt" {
 		// Archived with the crawl's own requests, never a page of it

@@ -13,8 +13,9 @@
 // Beside each file NAME.warc.gz the Writer writes NAME.warc.gz.cdxj, its
 // index in the CDXJ form pywb reads: one line per response record,
 // "SURT timestamp {json}" with the url, mime, status, digest, length (of
-// the gzip member), offset and filename, sorted. The index is written when
-// its file is closed.
+// the gzip member), offset and filename, sorted. The SURT is the key pywb
+// looks the URL up by, as warcio and cdxj-indexer write it (see SURT).
+// The index is written when its file is closed.
 //
 // What is kept, and what is not:
 //   - The body is kept as the server sent it, Content-Encoding and all

@@ -46,3 +46,15 @@ func ExampleWriter() {
 	}
 	// Output: https://example.com/ 200 <title>Example</title>
 }
+
+// SURT gives the key a URL has in a CDXJ index: the one pywb looks it up
+// by.
+func ExampleSURT() {
+	fmt.Println(warc.SURT("http://www.Example.com/Docs/?b=2&a=1#top"))
+	fmt.Println(warc.SURT("http://127.0.0.1:8080/about.html"))
+	fmt.Println(warc.SURT("https://[::1]:443/"))
+	// Output:
+	// com,example)/docs?a=1&b=2
+	// 1,0,0,127:8080)/about.html
+	// ::1)/
+}

@@ -94,8 +94,10 @@ func (w *Writer) Record(_ context.Context, x *crawler.Exchange) error {
 	if x == nil || x.Response == nil {
 		return errors.New("warc: exchange without a response")
 	}
-	// Records are built outside the lock: digests cost more than writes.
+	// Records are built outside the lock: digests cost more than writes
+	// (and SURT keys, at some microseconds, are not free either).
 	digest := digestOf(x.Body)
+	key := SURT(x.URL)
 	res := responseRecord(x, digest)
 	var req *record
 	if x.Request != nil && x.Request.URL != nil {
@@ -117,7 +119,7 @@ func (w *Writer) Record(_ context.Context, x *crawler.Exchange) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	w.index = append(w.index, cdxjLine(x, digest, n, offset, w.name))
+	w.index = append(w.index, cdxjLine(x, key, digest, n, offset, w.name))
 	w.count++
 	if req != nil {
 		if _, err := w.write(req); err != nil {
@@ -362,8 +364,8 @@ func requestRecord(x *crawler.Exchange, resID string) *record {
 	return r
 }
 
-// cdxjLine is the index line of a response record.
-func cdxjLine(x *crawler.Exchange, digest string, length, offset int64, file string) string {
+// cdxjLine is the index line of a response record; key is its URL's SURT.
+func cdxjLine(x *crawler.Exchange, key, digest string, length, offset int64, file string) string {
 	mime := x.Response.Header.Get("Content-Type")
 	mime, _, _ = strings.Cut(mime, ";")
 	fields := struct {
@@ -377,5 +379,5 @@ func cdxjLine(x *crawler.Exchange, digest string, length, offset int64, file str
 	}{x.URL, cmp.Or(strings.TrimSpace(mime), "unk"), strconv.Itoa(x.Response.StatusCode), strings.TrimPrefix(digest, "sha1:"),
 		strconv.FormatInt(length, 10), strconv.FormatInt(offset, 10), file}
 	js, _ := json.Marshal(fields) // strings only: cannot fail
-	return SURT(x.URL) + " " + x.FetchedAt.UTC().Format("20060102150405") + " " + string(js)
+	return key + " " + x.FetchedAt.UTC().Format("20060102150405") + " " + string(js)
 }

@@ -314,20 +314,6 @@ func TestWriterErrors(t *testing.T) {
 	}
 }
 
-func TestSURT(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://www.Example.com/A?b=1&a=2": "com,example)/a?a=2&b=1",
-		"https://example.com":              "com,example)/",
-		"http://127.0.0.1:8080/x#frag":     "127.0.0.1:8080)/x",
-		"https://sub.example.org:443/":     "org,example,sub)/",
-		"::not a url":                      "::not a url",
-	} {
-		if got := warc.SURT(in); got != want {
-			t.Errorf("SURT(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // Credentials a request decorator added stay out of the archive: request
 // records leave out Authorization, Proxy-Authorization and Cookie.
 func TestRequestRecordsLeaveOutCredentials(t *testing.T) {

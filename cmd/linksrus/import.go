@@ -79,28 +79,47 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		}
 	}
 
-	// An interrupt stops the import; what it stored is kept (importing
-	// again stores the same pages again, harmlessly).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The first interrupt stops reading the archive and lets the pages
+	// read so far be stored, so that the count printed is what the stores
+	// hold; a second one abandons them. Either way what was stored is
+	// kept (importing again stores the same pages again, harmlessly).
+	ctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
 		case <-env.interrupts:
-			cancel()
+		case <-done:
+			return
+		}
+		fmt.Fprintln(env.stderr, "linksrus import: interrupted: storing the pages read (interrupt again to abandon them)")
+		stopReading()
+		select {
+		case <-env.interrupts:
+			fmt.Fprintln(env.stderr, "linksrus import: interrupted again: abandoning the pages read")
+			abandon()
 		case <-done:
 		}
 	}()
 
-	var skipped atomic.Int64
+	// Skipped are the responses the import leaves out for what they are
+	// (an error status, a type other than HTML, too large...); a page
+	// abandoned by a stop is counted apart.
+	var skipped, abandoned atomic.Int64
 	cfg := crawler.Config{
 		PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
 		Graph:                  st.graph,
 		MaxBodyBytes:           o.maxBody,
 		LinkNormalization:      urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking},
 		OnOutcome: func(out crawler.Outcome) {
-			if !out.Crawled() {
+			switch out.Reason {
+			case crawler.ReasonCrawled:
+			case crawler.ReasonCanceled:
+				abandoned.Add(1)
+			default:
 				skipped.Add(1)
 			}
 		},
@@ -112,12 +131,16 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	n, err := c.Import(ctx, warc.ReadDir(ctx, dir, o.maxBody))
+	n, err := c.Import(ctx, warc.ReadDir(readCtx, dir, o.maxBody))
 	fmt.Fprintf(env.stdout, "imported %d pages from %s (%d responses skipped)\n", n, dir, skipped.Load())
+	if a := abandoned.Load(); a > 0 {
+		// Not counted above; some may be stored in part.
+		fmt.Fprintf(env.stdout, "abandoned %d pages read and not finished (importing again stores them)\n", a)
+	}
+	if readCtx.Err() != nil { // interrupted, or ctx done
+		return errInterrupted
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
 		return fmt.Errorf("import: %w", err)
 	}
 	if n == 0 {

@@ -1,18 +1,27 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/linksrus/linksrus/archive/warc"
 	"github.com/linksrus/linksrus/crawler"
@@ -181,4 +190,237 @@ func TestImportBadArchive(t *testing.T) {
 	if r.code != exitFailure || !strings.Contains(r.stderr, "no page") {
 		t.Fatalf("import of an empty directory: exit %d\n%s", r.code, r.stderr)
 	}
+}
+
+// writeSiteWARC writes, with the project's Writer, one WARC file of n
+// responses of a site: HTML pages linking to the next three, an image
+// every 7th and a 404 every 11th (responses an import skips). It returns
+// the file's path.
+func writeSiteWARC(t *testing.T, dir string, n int) string {
+	t.Helper()
+	w, err := warc.NewWriter(warc.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		u, _ := url.Parse(fmt.Sprintf("http://site.example/page/%d", i))
+		req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
+		res := &http.Response{StatusCode: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html"}}, Request: req}
+		x := &crawler.Exchange{URL: u.String(), Request: req, Response: res, FetchedAt: time.Date(2026, 11, 24, 12, 0, i, 0, time.UTC)}
+		switch {
+		case i%7 == 3:
+			res.Header.Set("Content-Type", "image/png")
+			x.Cut = crawler.BodySkipped
+		case i%11 == 5:
+			res.StatusCode = 404
+			x.Cut = crawler.BodySkipped
+		default:
+			body := fmt.Sprintf("<title>page %d</title><p>%s</p>", i, strings.Repeat("words of the page ", 20))
+			for j := i + 1; j <= i+3; j++ {
+				body += fmt.Sprintf(`<a href="/page/%d">next</a>`, j)
+			}
+			x.Body = []byte(body)
+		}
+		res.Status = fmt.Sprintf("%d %s", res.StatusCode, http.StatusText(res.StatusCode))
+		if err := w.Record(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	warcs, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	if len(warcs) != 1 {
+		t.Fatalf("WARC files %v, want one", warcs)
+	}
+	return warcs[0]
+}
+
+// A WARC file cut in the middle of a record: every import into fresh
+// stores takes the complete records before the cut, says how many, and
+// the stores hold that many; then it fails on the cut. Importing the whole
+// file afterwards completes the stores.
+func TestImportTruncatedWARC(t *testing.T) {
+	whole := t.TempDir()
+	path := writeSiteWARC(t, whole, 600)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The middle of the response record over the file's middle, from the
+	// file's CDXJ index.
+	index, err := os.ReadFile(path + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutAt := -1
+	for line := range strings.Lines(string(index)) {
+		var f struct{ Offset, Length string }
+		if err := json.Unmarshal([]byte(line[strings.Index(line, "{"):]), &f); err != nil {
+			t.Fatal(err)
+		}
+		off, _ := strconv.Atoi(f.Offset)
+		length, _ := strconv.Atoi(f.Length)
+		if off <= len(data)/2 && len(data)/2 < off+length {
+			cutAt = off + length/2
+		}
+	}
+	if cutAt < 0 {
+		cutAt = len(data) / 2 // in the request record that follows a response
+	}
+	cut := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cut, filepath.Base(path)), data[:cutAt], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What the import must take: the responses before the cut.
+	pages, skipped := 0, 0
+	for p, err := range warc.ReadDir(context.Background(), cut, crawler.DefaultMaxBodyBytes) {
+		if err != nil {
+			break
+		}
+		if p.StatusCode == 200 && p.Header.Get("Content-Type") == "text/html" {
+			pages++
+		} else {
+			skipped++
+		}
+	}
+	if pages < 100 {
+		t.Fatalf("%d pages before the cut", pages)
+	}
+	want := fmt.Sprintf("imported %d pages from %s (%d responses skipped)\n", pages, cut, skipped)
+
+	var data1 string
+	for run := range 3 {
+		d := t.TempDir()
+		r := linksrus(t, nil, "import", "--data", d, cut)
+		if r.code != exitFailure || r.stdout != want ||
+			!strings.Contains(r.stderr, filepath.Base(path)) || !strings.Contains(r.stderr, "unexpected EOF") {
+			t.Fatalf("run %d: exit %d\n%s%s\nwant exit %d\n%s", run, r.code, r.stdout, r.stderr, exitFailure, want)
+		}
+		if st := statsJSON(t, d); st.Crawled != uint64(pages) || st.IndexedPages != uint64(pages) {
+			t.Errorf("run %d: %d pages crawled, %d indexed, want %d", run, st.Crawled, st.IndexedPages, pages)
+		}
+		data1 = d
+	}
+	// The stores in memory: the same count.
+	r := linksrus(t, nil, "import", "--graph", "memory://", "--index", "memory://", cut)
+	if r.code != exitFailure || r.stdout != want {
+		t.Errorf("import into memory: exit %d\n%s%s\nwant\n%s", r.code, r.stdout, r.stderr, want)
+	}
+
+	// The whole file completes the stores of a cut import: they end as
+	// those of the whole file alone.
+	r = linksrus(t, nil, "import", "--data", data1, whole)
+	if r.code != 0 {
+		t.Fatalf("import of the whole file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	fresh := t.TempDir()
+	if r := linksrus(t, nil, "import", "--data", fresh, whole); r.code != 0 {
+		t.Fatalf("import of the whole file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got, want := statsJSON(t, data1), statsJSON(t, fresh); got != want {
+		t.Errorf("stats after the cut file, then the whole one %+v; after the whole one %+v", got, want)
+	}
+}
+
+// An interrupted import stops reading the archive and stores the pages it
+// read: the count it prints is what the stores hold. The archive is a
+// named pipe, so that the import is still reading it when interrupted.
+func TestInterruptedImport(t *testing.T) {
+	whole := t.TempDir()
+	path := writeSiteWARC(t, whole, 600)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(path + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record boundary in the middle: the offset of a response record.
+	lines := strings.Split(strings.TrimSpace(string(index)), "\n")
+	var f struct{ Offset string }
+	line := lines[len(lines)/2]
+	if err := json.Unmarshal([]byte(line[strings.Index(line, "{"):]), &f); err != nil {
+		t.Fatal(err)
+	}
+	boundary, _ := strconv.Atoi(f.Offset)
+	before := 0 // the pages before the boundary
+	for p, err := range warc.Read(context.Background(), bytes.NewReader(data[:boundary]), "head", crawler.DefaultMaxBodyBytes) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.StatusCode == 200 && p.Header.Get("Content-Type") == "text/html" {
+			before++
+		}
+	}
+
+	archive := t.TempDir()
+	fifo := filepath.Join(archive, "a.warc.gz")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	d := t.TempDir()
+	cmd := exec.Command(linksrusBin, "import", "--data", d, archive)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	noted, scanned := make(chan struct{}), make(chan struct{})
+	var errText strings.Builder
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			errText.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "interrupted: storing the pages read") {
+				close(noted)
+			}
+		}
+	}()
+	// The writing end opens once the import has opened the reading one.
+	var w *os.File
+	for deadline := time.Now().Add(30 * time.Second); w == nil; {
+		if w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the import never opened the archive: %v", err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := w.Write(data[:boundary]); err != nil {
+		t.Fatal(err)
+	}
+	// Time for the import to read what was written, so that it has pages
+	// to store (the test holds whatever it read).
+	time.Sleep(200 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-noted:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no note of the interrupt")
+	}
+	w.Close()
+	<-scanned // Wait closes the pipe: read it to its end first
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("interrupted import: %v, want exit code %d\n%s%s", err, exitInterrupted, out.String(), errText.String())
+	}
+	var n, skipped int
+	if _, err := fmt.Sscanf(out.String(), "imported %d pages from "+archive+" (%d responses skipped)\n", &n, &skipped); err != nil ||
+		strings.Count(out.String(), "\n") != 1 {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	if st := statsJSON(t, d); n > before || st.Crawled != uint64(n) || st.IndexedPages != uint64(n) {
+		t.Errorf("imported %d pages (of %d written), stores hold %d crawled and %d indexed", n, before, st.Crawled, st.IndexedPages)
+	}
+	t.Logf("imported %d pages of the %d written before the interrupt", n, before)
 }
