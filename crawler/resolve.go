@@ -212,7 +212,7 @@ var (
 	fastPathChars = makeCharSet("/")
 	// fastQueryChars are the bytes it accepts in a query: those urlnorm
 	// leaves unencoded, which net/url never touches in a query either.
-	fastQueryChars = makeCharSet("/?:@!$&'()*+,;=")
+	fastQueryChars = makeCharSet("/?:@!$&()*+,;=")
 )
 
 // makeCharSet returns the unreserved characters of RFC 3986 plus extra.
