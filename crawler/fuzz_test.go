@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
 // checkLink asserts what every extracted or resolved link must satisfy.
@@ -31,8 +32,8 @@ func checkLink(t *testing.T, link string) {
 		t.Fatalf("link %q is not valid UTF-8", link)
 	}
 	// Resolving an absolute link again gives the same link.
-	if again, ok := resolveURL(u, link); !ok || again != link {
-		t.Fatalf("resolving %q again gives %q, %v", link, again, ok)
+	if again, _ := resolveLink(link, link, urlnorm.Options{}); again != link {
+		t.Fatalf("resolving %q again gives %q", link, again)
 	}
 }
 
@@ -48,6 +49,12 @@ func FuzzResolveURL(f *testing.F) {
 		{"http://[::1]:80/", "http://[fe80::1%25eth0]/"},
 		{"http://example.com/", "http://0x7f.1/"},
 		{"http://example.com/", "HTTP://EXAMPLE.COM:/"},
+		{"http://example.com/a/b", "12:30-meeting.html"},
+		{"http://example.com/a/b", "/sale-50%-off.html#50%"},
+		{"http://example.com/a/b?q", "http:?x#y"},
+		{"https://example.com/", "http:\\\\&a:foo(b]c@192.168.257:080\\x?y\\z"},
+		{"http://example.com/", "http://256.256.256.256/"},
+		{"http://0x7f.1/a/", "[61:24:74]:98"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -56,7 +63,7 @@ func FuzzResolveURL(f *testing.F) {
 		if err != nil || b.Scheme != "http" && b.Scheme != "https" || b.Host == "" {
 			return
 		}
-		if link, ok := resolveURL(b, href); ok {
+		if link, _ := resolveLink(b.String(), href, urlnorm.Options{}); link != "" {
 			checkLink(t, link)
 		}
 	})

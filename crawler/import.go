@@ -165,15 +165,7 @@ func (s *importSource) take(ctx context.Context, page *FetchedPage) {
 // resolveRedirect resolves a Location against the URL that answered it,
 // as the Fetcher does (see nextHop).
 func resolveRedirect(from, loc string) (string, error) {
-	base, err := url.Parse(from)
-	if err != nil {
-		return "", err
-	}
-	ref, err := url.Parse(specialSchemeRef(base, cleanHref(loc)))
-	if err != nil {
-		return "", err
-	}
-	return urlnorm.NormalizeURL(base.ResolveReference(ref), urlnorm.Options{})
+	return urlnorm.Resolve(from, loc, urlnorm.Options{})
 }
 
 // fromArchive fills p from an archived response, making the checks the

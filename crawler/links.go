@@ -20,11 +20,13 @@ import (
 // golang.org/x/net/html and fills in Payload.Links and NoFollowLinks.
 //
 // It reads the href of every <a> and <area>, resolves it against the
-// page's URL (after redirects) or its first <base href>, removes the
-// fragment and user info, keeps only http and https, and removes
-// duplicates, so each link appears once, in document order, in one of the
-// two lists: NoFollowLinks if every occurrence carries rel="nofollow", or
-// the page says nofollow (meta robots or X-Robots-Tag), Links otherwise.
+// page's URL (after redirects) or its first <base href> as browsers do
+// (the WHATWG URL standard: see urlnorm.Resolve), drops links to the page
+// itself (an empty or fragment-only href), removes the fragment and user
+// info, keeps only http and https, and removes duplicates, so each link
+// appears once, in document order, in one of the two lists: NoFollowLinks
+// if every occurrence carries rel="nofollow", or the page says nofollow
+// (meta robots or X-Robots-Tag), Links otherwise.
 // <meta name="robots" content="noindex"> sets Payload.NoIndex.
 //
 // Every link is normalised with package urlnorm before it is de-duplicated
@@ -34,7 +36,8 @@ import (
 // are off unless LinkOptions turns them on.
 //
 // Links to non-HTML content (by extension), to literal private addresses
-// and to local-only names are dropped. No DNS lookup happens here: names
+// (in any spelling browsers read: "http://0x7f.1/" is 127.0.0.1) and to
+// local-only names are dropped. No DNS lookup happens here: names
 // are checked when, and if, they are fetched.
 type LinkExtractor struct {
 	detector PrivateNetworkDetector
@@ -189,9 +192,11 @@ func (s *linkScan) tag(z *html.Tokenizer) {
 		}
 		if href, ok := attr(z, "href"); ok {
 			s.baseSeen = true
-			if u, err := url.Parse(cleanHref(href)); err == nil {
-				if b := s.pb.url.ResolveReference(u); b.Scheme == "http" || b.Scheme == "https" {
-					s.pb = e.pageBase(b)
+			// A base that is no http(s) URL is ignored, as browsers
+			// fall back to the page's URL.
+			if b, err := urlnorm.Resolve(s.pb.raw, href, urlnorm.Options{}); err == nil {
+				if u, err := url.Parse(b); err == nil {
+					s.pb = e.pageBase(u)
 				}
 			}
 		}
@@ -218,7 +223,7 @@ func (s *linkScan) finish() {
 // pageBase prepares base for resolving the page's links.
 func (e *LinkExtractor) pageBase(base *url.URL) *pageBase {
 	if e.general {
-		return &pageBase{url: base} // no origin: resolveFast declines
+		return &pageBase{url: base, raw: base.String()} // no origin: resolveFast declines
 	}
 	return newPageBase(base)
 }
@@ -230,7 +235,7 @@ func (e *LinkExtractor) pageBase(base *url.URL) *pageBase {
 // The common link (see resolveFast) is resolved, normalised and looked up
 // in the page's set inside a reused buffer, so a repeated link costs no
 // allocation and a new one costs its string. The rest take the general
-// path: net/url, then urlnorm.
+// path, resolveLink.
 func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte, noFollow bool) {
 	key, pathEnd, res := pb.resolveFast(set.buf[:0], href)
 	set.buf = key[:0]
@@ -253,12 +258,9 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte,
 	var link string
 	var u *url.URL
 	if res == fastResolved { // only the query is left to rewrite
-		link, u = e.normalize(string(key), nil)
+		link, u = e.normalize(string(key))
 	} else {
-		if link, u = resolveLink(pb.url, string(href)); u == nil {
-			return
-		}
-		link, u = e.normalize(link, u)
+		link, u = resolveLink(pb.raw, string(href), e.norm)
 	}
 	if u == nil {
 		return
@@ -300,17 +302,13 @@ func (e *LinkExtractor) record(p *Payload, set *linkSet, link string, keep, noFo
 	}
 }
 
-// normalize returns the canonical form of a resolved link and its parsed
-// form (u, when the caller has it), or a nil URL if the link is to be
-// dropped. Already canonical links with u cost neither an allocation nor a
-// parse.
-func (e *LinkExtractor) normalize(link string, u *url.URL) (string, *url.URL) {
+// normalize returns the canonical form of a resolved link for the
+// extractor's options and its parsed form, or a nil URL if the link is to
+// be dropped.
+func (e *LinkExtractor) normalize(link string) (string, *url.URL) {
 	n, err := urlnorm.Normalize(link, e.norm)
 	if err != nil {
 		return "", nil
-	}
-	if n == link && u != nil {
-		return link, u
 	}
 	if len(n) > MaxURLLength {
 		return "", nil

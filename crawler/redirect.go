@@ -231,19 +231,12 @@ func (f *Fetcher) shouldRetry(fctx context.Context, p *Payload, res *http.Respon
 // so far. When a check refuses the target, the target is returned with
 // the reason.
 func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string) (string, Reason, error) {
-	base, err := url.Parse(from)
+	// The Location is read as browsers read it, and the target requested,
+	// checked and compared in canonical form, as the links of pages are:
+	// gates (scope patterns, say) see one spelling.
+	next, err := urlnorm.Resolve(from, loc, urlnorm.Options{})
 	if err != nil {
-		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: %w", from, err)
-	}
-	ref, err := url.Parse(specialSchemeRef(base, cleanHref(loc)))
-	if err != nil {
-		return "", ReasonFetchError, fmt.Errorf("crawler: redirect from %q: bad Location %q: %w", from, loc, err)
-	}
-	// The target is requested, checked and compared in canonical form, as
-	// the links of pages are: gates (scope patterns, say) see one spelling.
-	next, err := urlnorm.NormalizeURL(base.ResolveReference(ref), urlnorm.Options{})
-	if err != nil {
-		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: %w", from, err)
+		return "", ReasonInvalidURL, fmt.Errorf("crawler: redirect from %q: bad Location %q: %w", from, loc, err)
 	}
 	u, err := url.Parse(next)
 	if err != nil {

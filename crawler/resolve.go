@@ -12,146 +12,53 @@ import (
 // almost always generated traps or abuse, and some stores index URLs.
 const MaxURLLength = 2048
 
-// resolveURL resolves href, as found in a page, against base and returns the
-// absolute URL to record, without fragment or user info. It returns false
-// for links that are not http(s) pages: empty, fragment-only, other
-// schemes, no host, unparsable, or longer than MaxURLLength.
-func resolveURL(base *url.URL, href string) (string, bool) {
-	s, u := resolveLink(base, href)
-	return s, u != nil
-}
+// maxHrefLength bounds the hrefs that are parsed at all: one this long is
+// junk or a trap, even if whitespace or dot segments would shorten it.
+const maxHrefLength = 4 * MaxURLLength
 
-// resolveLink is resolveURL that also returns the link parsed back from
-// its string form (nil when the link is dropped). Parsing it back is how
-// links that net/url would print but not read again ("http://::") are
-// caught; the parsed form then serves the later checks.
-func resolveLink(base *url.URL, href string) (string, *url.URL) {
-	href = specialSchemeRef(base, cleanHref(href))
-	if href == "" || href[0] == '#' || len(href) > MaxURLLength {
+// resolveLink returns the link href names on the page at base, in
+// canonical form for opts (see urlnorm.Resolve, which reads it as browsers
+// do), and parsed for the checks that follow; "" and nil for a link the
+// crawler does not record: one to the page itself (see namesPageItself),
+// to another scheme than http(s), that browsers would not load, to a host
+// no resolver looks up, or longer than MaxURLLength.
+func resolveLink(base, href string, opts urlnorm.Options) (string, *url.URL) {
+	if len(href) > maxHrefLength || namesPageItself(base, href) {
 		return "", nil
 	}
-	ref, err := url.Parse(href)
-	if err != nil {
+	link, err := urlnorm.Resolve(base, href, opts)
+	if err != nil || len(link) > MaxURLLength {
 		return "", nil
 	}
-	abs := base.ResolveReference(ref)
-	if abs.Scheme != "http" && abs.Scheme != "https" || abs.Host == "" || abs.Opaque != "" {
-		return "", nil
+	u, err := url.Parse(link)
+	if err != nil || u.Host == "" {
+		return "", nil // urlnorm's output always parses: a safety net
 	}
-	abs.Fragment, abs.RawFragment = "", ""
-	abs.User = nil // credentials do not belong in a graph, and "a@b" hosts deceive
-	// net/url escapes the path but keeps the query raw; escape what a
-	// browser would, so stored URLs are ASCII and never invalid UTF-8.
-	abs.RawQuery = escapeQuery(abs.RawQuery)
-	s := abs.String()
-	if len(s) > MaxURLLength {
-		return "", nil
-	}
-	back, err := url.Parse(s)
-	if err != nil || back.Host == "" || back.String() != s {
-		return "", nil
-	}
-	return s, back
+	return link, u
 }
 
-// cleanHref does what browsers do to an attribute value before parsing it
-// as a URL: strip leading and trailing C0 controls and spaces, remove tabs
-// and newlines anywhere, and read backslashes as slashes (WHATWG URL
-// standard, for http and https).
-func cleanHref(href string) string {
-	href = strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
-	if strings.ContainsAny(href, "\t\n\r\\") {
-		href = strings.Map(func(r rune) rune {
-			switch r {
-			case '\t', '\n', '\r':
-				return -1
-			case '\\':
-				return '/'
-			}
-			return r
-		}, href)
+// namesPageItself reports whether href, on the page at base, is empty or a
+// fragment alone once browsers have cleaned it (spaces and controls around
+// it, tabs and newlines in it), possibly after the page's own scheme
+// ("http:#top" on an http page): a reference to the page itself, which the
+// crawler does not record as a link.
+func namesPageItself(base, href string) bool {
+	s := strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
 	}
-	return href
-}
-
-// specialSchemeRef rewrites a reference the way the WHATWG URL standard
-// parses it against an http(s) base, where RFC 3986 (net/url) differs,
-// into the RFC 3986 reference that means the same:
-//
-//   - "http:other.html" on an http page (the same special scheme, no
-//     "//") is relative: "other.html"; "http:/x" is "/x";
-//   - "https:host/p" on an http page (another special scheme) has an
-//     authority however many slashes follow: "https://host/p";
-//   - "///x", or "http:////x", ignores the extra slashes: "//x".
-//
-// cleanHref has already turned backslashes into slashes, so "/\evil.com/"
-// arrives as "//evil.com/". Other references are returned unchanged.
-func specialSchemeRef(base *url.URL, href string) string {
-	if base.Scheme != "http" && base.Scheme != "https" {
-		return href
+	if colon := strings.IndexByte(base, ':'); colon > 0 && len(s) > colon &&
+		s[colon] == ':' && strings.EqualFold(s[:colon], base[:colon]) {
+		s = s[colon+1:]
 	}
-	if strings.HasPrefix(href, "//") {
-		return "//" + strings.TrimLeft(href, "/")
-	}
-	colon := strings.IndexByte(href, ':')
-	if colon <= 0 || !isScheme(href[:colon]) {
-		return href
-	}
-	scheme := strings.ToLower(href[:colon])
-	if scheme != "http" && scheme != "https" {
-		return href
-	}
-	rest := href[colon+1:]
-	if scheme == base.Scheme && !strings.HasPrefix(rest, "//") {
-		return rest // "http:" alone is the page itself, as an empty href
-	}
-	return scheme + "://" + strings.TrimLeft(rest, "/")
-}
-
-// isScheme reports whether s is a URL scheme: a letter, then letters,
-// digits, '+', '-' or '.'.
-func isScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return s != ""
-}
-
-// escapeQuery percent-encodes the bytes of a raw query that may not appear
-// in a URL: controls, space, and everything outside ASCII.
-func escapeQuery(q string) string {
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if c := q[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' {
-			n++
-		}
-	}
-	if n == 0 {
-		return q
-	}
-	const hex = "0123456789ABCDEF"
-	b := make([]byte, 0, len(q)+2*n)
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' {
-			b = append(b, '%', hex[c>>4], hex[c&15])
-			continue
-		}
-		b = append(b, c)
-	}
-	return string(b)
+	return s == "" || s[0] == '#'
 }
 
 // pageBase is the URL a page's relative links resolve against, with the
 // parts resolveFast needs worked out once per page rather than per link.
 type pageBase struct {
 	url *url.URL
+	raw string // url.String(), which links are resolved against
 	// origin ("https://host:port") and dir (the path up to and including
 	// its last '/') are url's parts in canonical form. origin is empty, and
 	// the fast path off, when url is not canonical or its path holds
@@ -166,7 +73,7 @@ type pageBase struct {
 // graph, which stores only normalised links, so the fast path is almost
 // always on.
 func newPageBase(u *url.URL) *pageBase {
-	pb := &pageBase{url: u}
+	pb := &pageBase{url: u, raw: u.String()}
 	if u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Opaque != "" ||
 		u.Host == "" || u.RawPath != "" || !strings.HasPrefix(u.Path, "/") ||
 		strings.Contains(u.Path, "//") {
@@ -208,11 +115,11 @@ const (
 
 var (
 	// fastPathChars are the bytes resolveFast accepts in a path: unreserved
-	// characters and '/', which net/url and urlnorm both leave as they are.
+	// characters and '/', which urlnorm leaves as they are.
 	fastPathChars = makeCharSet("/")
 	// fastQueryChars are the bytes it accepts in a query: those urlnorm
-	// leaves unencoded, which net/url never touches in a query either.
-	fastQueryChars = makeCharSet("/?:@!$&'()*+,;=")
+	// leaves unencoded.
+	fastQueryChars = makeCharSet("/?:@!$&()*+,;=")
 )
 
 // makeCharSet returns the unreserved characters of RFC 3986 plus extra.
@@ -228,14 +135,13 @@ func makeCharSet(extra string) *[256]bool {
 	return &t
 }
 
-// resolveFast resolves href against the page base as resolveLink followed
-// by urlnorm.Normalize (zero Options) would, without either: no url.URL, no
-// intermediate strings, nothing allocated beyond growing dst. It handles
-// the shape nearly every link on a real page has: a relative or
-// root-relative path of unreserved characters (dot segments allowed), an
-// optional query of characters that need no escaping, an optional fragment
-// of printable ASCII. Anything else, including network-path and absolute
-// references, is fastUnsupported and takes the general path.
+// resolveFast resolves href against the page base as resolveLink with zero
+// Options would, without it: no url.URL, no intermediate strings, nothing
+// allocated beyond growing dst. It handles the shape nearly every link on a
+// real page has: a relative or root-relative path of unreserved characters
+// (dot segments allowed), an optional query of characters that need no
+// escaping, an optional fragment. Anything else, including network-path
+// and absolute references, is fastUnsupported and takes the general path.
 //
 // It appends the canonical link to dst and returns it with the offset in it
 // where the path ends. The tests check it against the general path on the
@@ -249,14 +155,14 @@ func (pb *pageBase) resolveFast(dst, href []byte) ([]byte, int, fastResult) {
 		return dst, 0, fastDropped
 	}
 	if len(href) > MaxURLLength {
-		// Tabs and newlines inside it may not count (cleanHref removes
-		// them): the general path judges the length.
+		// Its canonical form may be shorter (dot segments): the general
+		// path judges the length.
 		return dst, 0, fastUnsupported
 	}
 	i := 0
 	for ; i < len(href) && fastPathChars[href[i]]; i++ {
-		// Empty segments are where net/url's dot-segment removal and RFC
-		// 3986's part ways; leave them to the general path.
+		// Empty segments are rare, and "//" at the start names a host:
+		// leave them to the general path.
 		if href[i] == '/' && i > 0 && href[i-1] == '/' {
 			return dst, 0, fastUnsupported
 		}
@@ -274,17 +180,8 @@ func (pb *pageBase) resolveFast(dst, href []byte) ([]byte, int, fastResult) {
 		}
 	}
 	qEnd := i
-	if i < len(href) {
-		if href[i] != '#' {
-			return dst, 0, fastUnsupported
-		}
-		// net/url refuses control bytes and malformed escapes even in a
-		// fragment; leave any doubt to it.
-		for _, c := range href[i+1:] {
-			if c <= ' ' || c >= 0x7f || c == '%' {
-				return dst, 0, fastUnsupported
-			}
-		}
+	if i < len(href) && href[i] != '#' { // the fragment, whatever it holds, is dropped
+		return dst, 0, fastUnsupported
 	}
 
 	dst = append(dst, pb.origin...)

@@ -8,19 +8,15 @@ import (
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
-// generalLink is what the general path (resolveLink, then urlnorm with
-// zero Options) makes of href: the link and its decoded path, or ok false
-// when it drops it.
+// generalLink is what the general path (resolveLink with zero Options)
+// makes of href: the link and its decoded path, or ok false when it drops
+// it.
 func generalLink(base *url.URL, href string) (link, path string, ok bool) {
-	s, u := resolveLink(base, href)
+	link, u := resolveLink(base.String(), href, urlnorm.Options{})
 	if u == nil {
 		return "", "", false
 	}
-	n, u := (&LinkExtractor{}).normalize(s, u)
-	if u == nil {
-		return "", "", false
-	}
-	return n, u.Path, true
+	return link, u.Path, true
 }
 
 // checkFastMatchesGeneral fails when resolveFast, on a link it claims,
@@ -58,6 +54,7 @@ var fastHrefs = []string{
 	"/abs", "/a/b/..", "/..", "a/.", "a/..", ".a/..b/...", "x?", "x?#f", "x?q=1&r=2", "x?q=a/b?c:d@e!$&'()*+,;=",
 	"x?q=%41", "x?q=a b", "x#%zz", "x#a b", "x#\x01", "x#ok/\\", "  /trim  ", "a//b", "//h.org/x", "/a//b",
 	"?q", "#top", "", " ", "a:b", "a%7Eb", "a\\b", "a\tb", "ü", "x?ü", "x#ü",
+	"12:30.html", ":x", "x?q='", "a'b", "x?a\\b", "x#50%", "x#\t", "sale-50%-off", "http:x", "[x]",
 }
 
 func TestResolveFastMatchesGeneral(t *testing.T) {

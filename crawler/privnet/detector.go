@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
 var (
@@ -94,11 +96,13 @@ func (d *Detector) allowed(a netip.Addr) bool {
 }
 
 // IsPrivate reports whether host, a URL's host with or without a port, is
-// private judging from the host alone, without any DNS lookup:
+// private judging from the host alone, without any DNS lookup. The host is
+// read as the crawler's URLs are (urlnorm.NormalizeHost: as browsers read
+// it), so no spelling of an address gets around the check:
 //
 //   - a literal IPv4 or IPv6 address, including the numeric forms browsers
-//     accept such as "2130706433" and "0x7f.1", is private if IsPrivateAddr
-//     says so;
+//     accept such as "2130706433", "0x7f.1" and "127.1", is private if
+//     IsPrivateAddr says so;
 //   - "localhost" and its sub-domains name the loopback addresses (RFC 6761),
 //     so they are private unless the allow-list covers 127.0.0.1 or ::1;
 //   - other names that can only be local (single-label names such as
@@ -109,7 +113,9 @@ func (d *Detector) allowed(a netip.Addr) bool {
 //   - any other name is not private here: only the address it resolves to
 //     when dialled can tell, which is what Control checks.
 //
-// An empty or malformed host gives an error wrapping ErrInvalidHost.
+// An empty or malformed host, or one browsers refuse (a name that ends in a
+// number but is no IPv4 address, such as "256.256.256.256"), gives an
+// error wrapping ErrInvalidHost.
 func (d *Detector) IsPrivate(host string) (bool, error) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -118,16 +124,16 @@ func (d *Detector) IsPrivate(host string) (bool, error) {
 	if host == "" {
 		return false, fmt.Errorf("%w: empty host", ErrInvalidHost)
 	}
-	if a, err := netip.ParseAddr(host); err == nil {
+	if a, err := netip.ParseAddr(host); err == nil { // IPv6 with a zone too
 		return d.IsPrivateAddr(a), nil
 	}
-	if a, ok := parseNumericIPv4(host); ok {
+	name, err := urlnorm.NormalizeHost(host)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrInvalidHost, err)
+	}
+	if a, err := netip.ParseAddr(name); err == nil {
 		return d.IsPrivateAddr(a), nil
 	}
-	if strings.ContainsAny(host, ":%/\\ \t\r\n\x00[]@") {
-		return false, fmt.Errorf("%w: %q", ErrInvalidHost, host)
-	}
-	name := strings.ToLower(host)
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
 		loopback := !d.allowed(netip.AddrFrom4([4]byte{127, 0, 0, 1})) &&
 			!d.allowed(netip.IPv6Loopback())

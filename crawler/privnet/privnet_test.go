@@ -153,8 +153,36 @@ func TestIsPrivate(t *testing.T) {
 	}
 }
 
+// Every spelling of an address that browsers (and the crawler's URL
+// normalisation) read as that address is judged as the address, so none is
+// a way around the check.
+func TestIsPrivateSpellingsBrowsersRead(t *testing.T) {
+	none := privnet.New()
+	for _, h := range []string{
+		"0x7f.1", "2130706433", "127.1", "127.0.1", "0x7f.0.0.1", "017700000001", "0x7f.1.",
+		"0X7F.1:8080", "%30x7f.1", "０ｘ７ｆ．１", "0000000000000000000000000177.1",
+		"0xa9.0xfe.0xa9.0xfe", "2852039166", "0xa.1", "167772161", "0xc0a80001",
+		"api.ｌｏｃａｌｈｏｓｔ", "LOCALHOST", "printer.%6cocal",
+	} {
+		got, err := none.IsPrivate(h)
+		if err != nil || !got {
+			t.Errorf("IsPrivate(%q) = %v, %v; want true", h, got, err)
+		}
+	}
+	for _, h := range []string{"134744072", "0x8.0x8.0x8.0x8", "8.8.2056", "bücher.example"} {
+		got, err := none.IsPrivate(h)
+		if err != nil || got {
+			t.Errorf("IsPrivate(%q) = %v, %v; want false", h, got, err)
+		}
+	}
+}
+
 func TestIsPrivateInvalidHost(t *testing.T) {
-	for _, h := range []string{"", ".", "[]", "a b", "exa\x00mple.com", "ex:am:ple"} {
+	for _, h := range []string{
+		"", ".", "[]", "a b", "exa\x00mple.com", "ex:am:ple",
+		// They end in a number but are no IPv4 address: browsers refuse them.
+		"256.256.256.256", "1.2.3.4.5", "foo.09", "0x100000000", "4294967296", "127.0.0.0x100",
+	} {
 		if _, err := privnet.New().IsPrivate(h); !errors.Is(err, privnet.ErrInvalidHost) {
 			t.Errorf("IsPrivate(%q): err = %v, want ErrInvalidHost", h, err)
 		}

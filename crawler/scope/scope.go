@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
 // ErrConfig is wrapped by New's errors for an invalid Config or seed.
@@ -170,9 +172,19 @@ func valid(u *url.URL) bool {
 	return u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// canonicalHost lower-cases host and drops a trailing dot, so that hosts
-// compare equal however they were spelled.
+// canonicalHost returns host (as url.URL.Hostname gives it) in the form
+// the crawler's normalised URLs have it, so that hosts compare equal
+// however they were spelt: case, a trailing dot, an IDN and its punycode,
+// "0x7f.1" or "2130706433" and 127.0.0.1. A host urlnorm refuses (no link
+// has it) is only lower-cased.
 func canonicalHost(host string) string {
+	if strings.Contains(host, ":") { // IPv6, without brackets
+		if a, err := netip.ParseAddr(host); err == nil {
+			return a.String()
+		}
+	} else if h, err := urlnorm.NormalizeHost(host); err == nil {
+		return h
+	}
 	return strings.TrimSuffix(strings.ToLower(host), ".")
 }
 

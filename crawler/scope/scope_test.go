@@ -17,6 +17,37 @@ func mustParse(t *testing.T, s string) *url.URL {
 	return u
 }
 
+// Hosts compare as the crawler's normalised links have them, so a seed
+// or an accepted domain spelt another way (an IPv4 address as browsers
+// also read it, an IDN) still matches the links it names.
+func TestCheckHostSpellings(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		seed string
+		url  string
+		want Reason
+	}{
+		{"numeric seed, dotted link", Config{SameHostOnly: true}, "http://0x7f.1:8080/", "http://127.0.0.1:8080/x", InScope},
+		{"dotted seed, numeric link", Config{SameHostOnly: true}, "http://127.0.0.1/", "http://2130706433/x", InScope},
+		{"numeric seed domain", Config{SeedDomains: true}, "http://0x7f.1/", "http://127.0.0.1/x", InScope},
+		{"numeric seed, other address", Config{SameHostOnly: true}, "http://0x7f.1/", "http://127.0.0.2/", SkipHost},
+		{"IDN seed, punycode link", Config{SameHostOnly: true}, "http://Bücher.example/", "http://xn--bcher-kva.example/", InScope},
+		{"IDN domain, punycode link", Config{Domains: []string{"Bücher.example"}}, "http://a.example/", "http://www.xn--bcher-kva.example/", InScope},
+		{"IPv6 seed", Config{SameHostOnly: true}, "http://[0:0::1]/", "http://[::1]/", InScope},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := New(c.cfg, []*url.URL{mustParse(t, c.seed)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Check(mustParse(t, c.url), 1); got != c.want {
+				t.Errorf("Check(%q) = %v, want %v", c.url, got, c.want)
+			}
+		})
+	}
+}
+
 func TestCheck(t *testing.T) {
 	seeds := []*url.URL{mustParse(t, "https://www.example.com/"), mustParse(t, "http://127.0.0.1:8080/")}
 	tests := []struct {

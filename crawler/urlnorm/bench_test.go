@@ -34,6 +34,26 @@ func BenchmarkNormalizeASCII(b *testing.B) {
 	}
 }
 
+// BenchmarkResolve measures Resolve on links that need more than the
+// crawler's fast path: absolute, network-path, escapes, odd spellings.
+func BenchmarkResolve(b *testing.B) {
+	const base = "https://www.example.com/docs/15/textsearch.html"
+	refs := []string{
+		"https://other.example.org/x/y-12",
+		"//cdn.example.net/lib/page.html",
+		"page%20two.html",
+		"../up/item.html?x=%7e#top",
+		"12:30-meeting.html",
+		"HTTP://Example.COM:80/a/./b/../c",
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := Resolve(base, refs[i%len(refs)], Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkBaselineURLParse(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

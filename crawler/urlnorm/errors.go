@@ -10,7 +10,8 @@ var (
 	// ErrUnsupportedScheme reports a scheme other than http and https
 	// (mailto:, javascript:, ftp:, data: ...), which a web crawler cannot fetch.
 	ErrUnsupportedScheme = errors.New("urlnorm: unsupported scheme")
-	// ErrMissingHost reports an http(s) URL without an authority ("http:/x").
+	// ErrMissingHost reports an http(s) URL whose host is empty ("http://",
+	// "http://user@/x", "http://:80/").
 	ErrMissingHost = errors.New("urlnorm: missing host")
 	// ErrInvalidHost reports a host that is not a valid domain name, IPv4
 	// address or IPv6 literal, or an IDN that fails IDNA processing.

@@ -6,8 +6,11 @@ type charTable [256]bool
 var (
 	// pathChars: pchar / "/" (RFC 3986 3.3).
 	pathChars = makeTable("/:@!$&'()*+,;=")
-	// queryChars: pchar / "/" / "?" (RFC 3986 3.4).
-	queryChars = makeTable("/?:@!$&'()*+,;=")
+	// queryChars: pchar / "/" / "?" (RFC 3986 3.4), less "'", which
+	// browsers encode in the query of an http(s) URL (the WHATWG URL
+	// standard's special-query percent-encode set), so the canonical form
+	// is what they send.
+	queryChars = makeTable("/?:@!$&()*+,;=")
 )
 
 // makeTable returns a table allowing the unreserved characters plus extra.
@@ -35,7 +38,9 @@ const upperHex = "0123456789ABCDEF"
 // escapes of unreserved characters decoded, other escapes upper-cased, bytes
 // not allowed raw (space, non-ASCII, controls, '"', '<' ...) encoded, and a
 // '%' that starts no valid escape encoded as "%25" so the result parses.
-func appendEscaped(b []byte, s string, allowed *charTable) []byte {
+// With inPath, a backslash is a slash, as in the path of an http(s) URL
+// for browsers.
+func appendEscaped(b []byte, s string, allowed *charTable, inPath bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '%' {
@@ -52,9 +57,12 @@ func appendEscaped(b []byte, s string, allowed *charTable) []byte {
 			b = append(b, "%25"...)
 			continue
 		}
-		if allowed[c] {
+		switch {
+		case allowed[c]:
 			b = append(b, c)
-		} else {
+		case c == '\\' && inPath:
+			b = append(b, '/')
+		default:
 			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
 		}
 	}

@@ -50,3 +50,34 @@ func ExampleRemoveDotSegments() {
 	// "/a//b"
 	// "/"
 }
+
+func ExampleResolve() {
+	const page = "https://example.com/docs/page.html"
+	for _, href := range []string{
+		"12:30-meeting.html", // a path, not a scheme
+		"../sale-50%-off.html#top",
+		"//0x7f.1/admin", // an IPv4 address, spelt as browsers read it
+		"http:\\\\example.org\\a?b\\c",
+		"http://256.256.256.256/",
+	} {
+		u, err := urlnorm.Resolve(page, href, urlnorm.Options{})
+		fmt.Println(u, err != nil)
+	}
+	// Output:
+	// https://example.com/docs/12:30-meeting.html false
+	// https://example.com/sale-50%25-off.html false
+	// https://127.0.0.1/admin false
+	// http://example.org/a?b%5Cc false
+	//  true
+}
+
+func ExampleNormalizeHost() {
+	for _, h := range []string{"Bücher.Example.", "2130706433", "0x7f.1", "foo.09"} {
+		fmt.Println(urlnorm.NormalizeHost(h))
+	}
+	// Output:
+	// xn--bcher-kva.example <nil>
+	// 127.0.0.1 <nil>
+	// 127.0.0.1 <nil>
+	//  normalise host "foo.09": urlnorm: invalid host: bad number "foo" in IPv4 address "foo.09"
+}

@@ -22,25 +22,36 @@ var idnaProfile = idna.New(
 )
 
 // appendAuthority appends the normalised host and non-default port of
-// authority, dropping any user information.
+// authority, dropping any user information: what precedes the last '@'
+// (WHATWG URL standard, authority state).
 func appendAuthority(b []byte, authority, defaultPort string) ([]byte, error) {
 	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
 		authority = authority[i+1:]
 	}
+	// The port starts at the first ':' outside brackets (host state).
 	host, port := authority, ""
-	if strings.HasPrefix(authority, "[") {
-		end := strings.IndexByte(authority, ']')
-		if end < 0 {
-			return b, fmt.Errorf("%w: unterminated IPv6 literal", ErrInvalidHost)
+	if strings.IndexByte(authority, '[') < 0 {
+		if i := strings.IndexByte(authority, ':'); i >= 0 {
+			host, port = authority[:i], authority[i:]
 		}
-		host, port = authority[:end+1], authority[end+1:]
-		if port != "" && port[0] != ':' {
-			return b, fmt.Errorf("%w: junk after IPv6 literal", ErrInvalidHost)
+	} else {
+		inBrackets := false
+		for i := 0; i < len(authority) && port == ""; i++ {
+			switch authority[i] {
+			case '[':
+				inBrackets = true
+			case ']':
+				inBrackets = false
+			case ':':
+				if !inBrackets {
+					host, port = authority[:i], authority[i:]
+				}
+			}
 		}
-	} else if i := strings.LastIndexByte(authority, ':'); i >= 0 {
-		host, port = authority[:i], authority[i:]
 	}
-
+	if host == "" {
+		return b, ErrMissingHost
+	}
 	var err error
 	if b, err = appendHost(b, host); err != nil {
 		return b, err
@@ -48,10 +59,36 @@ func appendAuthority(b []byte, authority, defaultPort string) ([]byte, error) {
 	return appendPort(b, port, defaultPort)
 }
 
+// NormalizeHost returns the canonical form of a URL's host (without port),
+// as Normalize writes it: lower-case ASCII for domain names, punycode for
+// internationalised ones, dotted decimal for IPv4 addresses in any of the
+// spellings browsers read ("0x7f.1", "2130706433", "127.1"), RFC 5952 text
+// in brackets for IPv6 literals (given in brackets too). Percent-encoding
+// is decoded and a trailing dot dropped first. It returns an error wrapping
+// ErrInvalidHost for a host browsers refuse (a name that ends in a number
+// but is no IPv4 address, such as "256.256.256.256" or "foo.09") or no
+// resolver looks up (characters other than letters, digits, '-', '_').
+func NormalizeHost(host string) (string, error) {
+	var stack [64]byte
+	b, err := appendHost(stack[:0], host)
+	if err != nil {
+		return "", fmt.Errorf("normalise host %q: %w", clip(host), err)
+	}
+	if string(b) == host {
+		return host, nil
+	}
+	return string(b), nil
+}
+
 // appendHost appends the canonical form of host: lower-case ASCII for domain
-// names and IPv4 addresses, punycode for IDNs, RFC 5952 text for IPv6.
+// names, dotted decimal for IPv4 addresses, punycode for IDNs, RFC 5952
+// text for IPv6. It follows the WHATWG host parser for http(s) URLs, but
+// refuses the host characters no DNS name can hold, and empty labels.
 func appendHost(b []byte, host string) ([]byte, error) {
 	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") {
+			return b, fmt.Errorf("%w: unterminated IPv6 literal %q", ErrInvalidHost, clip(host))
+		}
 		inner := host[1 : len(host)-1]
 		if strings.IndexByte(inner, '%') >= 0 {
 			return b, fmt.Errorf("%w: IPv6 zone identifiers are not crawlable", ErrInvalidHost)
@@ -64,7 +101,6 @@ func appendHost(b []byte, host string) ([]byte, error) {
 		b = addr.AppendTo(b)
 		return append(b, ']'), nil
 	}
-
 	if needsIDNA(host) {
 		ascii, err := toASCII(host)
 		if err != nil {
@@ -75,6 +111,13 @@ func appendHost(b []byte, host string) ([]byte, error) {
 	host = strings.TrimRight(host, ".")
 	if host == "" {
 		return b, fmt.Errorf("%w: empty host", ErrInvalidHost)
+	}
+	if endsInNumber(host) {
+		addr, err := parseIPv4(host)
+		if err != nil {
+			return b, err
+		}
+		return addr.AppendTo(b), nil
 	}
 	start := len(b)
 	for i := 0; i < len(host); i++ {

@@ -1,6 +1,8 @@
 package urlnorm
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -26,13 +28,13 @@ type Options struct {
 const stackBuf = 512
 
 // Normalize returns the canonical form of the absolute http or https URL raw,
-// as described in the package documentation. Leading and trailing spaces and
-// control characters (common around links in HTML) are ignored. It returns an
-// error wrapping one of the package's sentinel errors when raw is not an
-// absolute http(s) URL with a valid host and port.
+// as described in the package documentation. raw is read as browsers read
+// it (see Resolve), without a base. It returns an error wrapping one of the
+// package's sentinel errors when raw is not an absolute http(s) URL with a
+// valid host and port.
 func Normalize(raw string, opts Options) (string, error) {
 	var stack [stackBuf]byte
-	b, err := appendNormalized(stack[:0], raw, opts)
+	b, err := appendURL(stack[:0], "", false, raw, opts)
 	if err != nil {
 		return "", fmt.Errorf("normalise URL %q: %w", clip(raw), err)
 	}
@@ -44,8 +46,38 @@ func Normalize(raw string, opts Options) (string, error) {
 	return string(b), nil
 }
 
-// NormalizeURL is Normalize for an already parsed URL, such as the result of
-// resolving a link against its page with url.URL.ResolveReference.
+// Resolve returns the canonical form (see Normalize) of the URL that ref,
+// a link found on the page at base, names: ref is parsed against base as
+// browsers parse a link, following the WHATWG URL standard's parser for
+// the http and https schemes where it departs from RFC 3986 (and net/url):
+//
+//   - leading and trailing spaces and control characters are ignored,
+//     tabs and newlines anywhere are removed;
+//   - a backslash is a slash, except in the query;
+//   - "http:x" on an http page is relative ("x"); "https:x" there, or
+//     "http:" followed by any number of slashes on an https page, has an
+//     authority ("https://x/"); "///x" is "//x";
+//   - a scheme starts with a letter, so "12:30.html" and ":x" are paths;
+//   - user information, whatever its characters, and the fragment are
+//     dropped; a '%' that starts no escape is a literal '%';
+//   - a host that ends in a number is an IPv4 address in the spellings
+//     browsers read ("0x7f.1", "2130706433") or, if it is none, an error.
+//
+// An empty or fragment-only ref names base itself. base is consulted only
+// when ref is not an absolute http(s) URL, and must then be one.
+func Resolve(base, ref string, opts Options) (string, error) {
+	var stack [stackBuf]byte
+	b, err := appendURL(stack[:0], base, true, ref, opts)
+	if err != nil {
+		return "", fmt.Errorf("resolve URL %q against %q: %w", clip(ref), clip(base), err)
+	}
+	if string(b) == ref {
+		return ref, nil
+	}
+	return string(b), nil
+}
+
+// NormalizeURL is Normalize for an already parsed URL.
 func NormalizeURL(u *url.URL, opts Options) (string, error) {
 	if u == nil {
 		return "", fmt.Errorf("normalise URL: %w", ErrNotAbsolute)
@@ -53,67 +85,211 @@ func NormalizeURL(u *url.URL, opts Options) (string, error) {
 	return Normalize(u.String(), opts)
 }
 
-// appendNormalized appends the canonical form of raw to b.
-func appendNormalized(b []byte, raw string, opts Options) ([]byte, error) {
-	s := trimSpaceControl(raw)
-	colon := schemeEnd(s)
-	if colon < 0 {
-		return b, ErrNotAbsolute
-	}
-	var defaultPort string
-	switch scheme := s[:colon]; {
-	case strings.EqualFold(scheme, "http"):
-		b = append(b, "http://"...)
-		defaultPort = "80"
-	case strings.EqualFold(scheme, "https"):
-		b = append(b, "https://"...)
-		defaultPort = "443"
-	default:
-		return b, fmt.Errorf("%w %q", ErrUnsupportedScheme, clip(scheme))
-	}
-	rest := s[colon+1:]
-	if !strings.HasPrefix(rest, "//") {
-		return b, ErrMissingHost
-	}
-	rest = rest[2:]
+// reference is a URL, or a reference relative to a base, split the way the
+// WHATWG URL parser splits one for the http(s) schemes. Its parts are as in
+// the input: neither escaped nor checked yet.
+type reference struct {
+	// scheme is "http" or "https" for a URL with an authority of its
+	// own, "" for a reference that takes its scheme from the base.
+	scheme       string
+	hasAuthority bool
+	authority    string // user information, host and port
+	path         string // backslashes not yet read as slashes
+	query        string
+	hasQuery     bool
+}
 
-	authEnd := strings.IndexAny(rest, "/?#")
-	if authEnd < 0 {
-		authEnd = len(rest)
+// splitReference splits s (already cleaned, see cleanInput) on a page
+// whose scheme is baseScheme ("" without a base).
+func splitReference(s, baseScheme string) (reference, error) {
+	var r reference
+	if colon := schemeEnd(s); colon >= 0 {
+		switch scheme := s[:colon]; {
+		case strings.EqualFold(scheme, "http"):
+			r.scheme = "http"
+		case strings.EqualFold(scheme, "https"):
+			r.scheme = "https"
+		default:
+			return r, fmt.Errorf("%w %q", ErrUnsupportedScheme, clip(scheme))
+		}
+		s = s[colon+1:]
+		if r.scheme == baseScheme {
+			// The base's own scheme: relative unless two slashes
+			// follow, as if it were absent.
+			r.scheme = ""
+		} else {
+			// An authority follows, whatever the slashes.
+			r.hasAuthority = true
+			s = trimSlashes(s)
+		}
+	} else if baseScheme == "" {
+		return r, ErrNotAbsolute
 	}
-	authority := rest[:authEnd]
-	rest = rest[authEnd:]
-	if i := strings.IndexByte(rest, '#'); i >= 0 {
-		rest = rest[:i]
+	if !r.hasAuthority && len(s) >= 2 && isSlash(s[0]) && isSlash(s[1]) {
+		r.hasAuthority = true
+		s = trimSlashes(s)
 	}
-	path, query, hasQuery := strings.Cut(rest, "?")
+	if r.hasAuthority {
+		end := 0
+		for end < len(s) && !authorityEnds[s[end]] {
+			end++
+		}
+		r.authority, s = s[:end], s[end:]
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	r.path, r.query, r.hasQuery = strings.Cut(s, "?")
+	return r, nil
+}
 
-	var err error
-	if b, err = appendAuthority(b, authority, defaultPort); err != nil {
+func isSlash(c byte) bool { return c == '/' || c == '\\' }
+
+// trimSlashes drops the slashes and backslashes s starts with.
+func trimSlashes(s string) string {
+	for len(s) > 0 && isSlash(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// authorityEnds marks the bytes that end the authority of an http(s) URL.
+var authorityEnds = [256]bool{'/': true, '\\': true, '?': true, '#': true}
+
+// appendURL appends the canonical form of the URL ref names, relative to
+// base if hasBase.
+func appendURL(b []byte, base string, hasBase bool, ref string, opts Options) ([]byte, error) {
+	s := cleanInput(ref)
+	baseScheme := ""
+	if hasBase {
+		baseScheme = httpScheme(base)
+	}
+	r, err := splitReference(s, baseScheme)
+	if err != nil {
+		if errors.Is(err, ErrNotAbsolute) && hasBase {
+			// A relative reference on an unusable base: say why.
+			if _, berr := appendURL(b, "", false, base, Options{}); berr != nil {
+				return b, fmt.Errorf("base: %w", berr)
+			}
+		}
 		return b, err
 	}
-
-	pathStart := len(b)
-	if path == "" {
-		b = append(b, '/')
-	} else {
-		b = appendEscaped(b, path, &pathChars)
-		b = b[:pathStart+len(RemoveDotSegments(b[pathStart:]))]
+	if r.hasAuthority {
+		scheme := r.scheme
+		if scheme == "" {
+			scheme = baseScheme
+		}
+		b = append(b, scheme...)
+		b = append(b, "://"...)
+		defaultPort := "80"
+		if scheme == "https" {
+			defaultPort = "443"
+		}
+		if b, err = appendAuthority(b, r.authority, defaultPort); err != nil {
+			return b, err
+		}
+		b = appendPath(b, len(b), r.path)
+		return appendQuery(b, r.query, r.hasQuery, opts), nil
 	}
 
-	if hasQuery && query != "" {
-		b = append(b, '?')
-		queryStart := len(b)
-		b = appendEscaped(b, query, &queryChars)
-		if opts.SortQuery || opts.StripTracking {
-			b = rewriteQuery(b, queryStart, opts)
-		}
-		if len(b) == queryStart { // every parameter was removed
-			b = b[:queryStart-1]
+	// Relative to the base, which is read in canonical form.
+	var baseBuf [stackBuf]byte
+	cb, err := appendURL(baseBuf[:0], "", false, base, Options{})
+	if err != nil {
+		return b, fmt.Errorf("base: %w", err)
+	}
+	pathStart := bytes.IndexByte(cb[len(baseScheme)+3:], '/') + len(baseScheme) + 3
+	basePath, baseQuery, baseHasQuery := bytes.Cut(cb[pathStart:], []byte("?"))
+	b = append(b, cb[:pathStart]...)
+	start := len(b)
+	switch {
+	case r.path != "" && isSlash(r.path[0]):
+		b = appendPath(b, start, r.path)
+	case r.path != "":
+		b = append(b, basePath[:bytes.LastIndexByte(basePath, '/')+1]...)
+		b = appendPath(b, start, r.path)
+	default:
+		b = append(b, basePath...)
+		if !r.hasQuery {
+			return appendQuery(b, string(baseQuery), baseHasQuery, opts), nil
 		}
 	}
-	return b, nil
+	return appendQuery(b, r.query, r.hasQuery, opts), nil
 }
+
+// appendPath appends the path p, escaped, to b and resolves the dot
+// segments of the path that starts at b[start:]; an empty path is "/".
+func appendPath(b []byte, start int, p string) []byte {
+	b = appendEscaped(b, p, &pathChars, true)
+	if len(b) == start {
+		// Not left to RemoveDotSegments, which would grow b[start:]
+		// beyond b's capacity into an array of its own.
+		return append(b, '/')
+	}
+	return b[:start+len(RemoveDotSegments(b[start:]))]
+}
+
+// appendQuery appends "?" and the escaped query, unless it is empty, and
+// applies the optional query rewrites.
+func appendQuery(b []byte, query string, hasQuery bool, opts Options) []byte {
+	if !hasQuery || query == "" {
+		return b
+	}
+	b = append(b, '?')
+	queryStart := len(b)
+	b = appendEscaped(b, query, &queryChars, false)
+	if opts.SortQuery || opts.StripTracking {
+		b = rewriteQuery(b, queryStart, opts)
+	}
+	if len(b) == queryStart { // every parameter was removed
+		b = b[:queryStart-1]
+	}
+	return b
+}
+
+// httpScheme returns the scheme of the URL raw in lower case if it is
+// http or https, or "".
+func httpScheme(raw string) string {
+	s := trimSpaceControl(raw)
+	colon := schemeEnd(s)
+	switch {
+	case colon < 0:
+		return ""
+	case strings.EqualFold(s[:colon], "http"):
+		return "http"
+	case strings.EqualFold(s[:colon], "https"):
+		return "https"
+	}
+	return ""
+}
+
+// cleanInput does to s what browsers do before parsing a URL: leading and
+// trailing spaces and control characters are stripped, tabs and newlines
+// removed wherever they are.
+func cleanInput(s string) string {
+	s = trimSpaceControl(s)
+	// Three vectorised scans beat one loop over the bytes.
+	i := len(s)
+	for _, c := range [...]byte{'\t', '\n', '\r'} {
+		if j := strings.IndexByte(s[:i], c); j >= 0 {
+			i = j
+		}
+	}
+	if i == len(s) {
+		return s
+	}
+	// Byte by byte: strings.Map would turn invalid UTF-8 into U+FFFD.
+	b := make([]byte, i, len(s))
+	copy(b, s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; !isTabOrNewline(c) {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+func isTabOrNewline(c byte) bool { return c == '\t' || c == '\n' || c == '\r' }
 
 // schemeEnd returns the index of the colon ending a syntactically valid
 // scheme at the start of s (RFC 3986 3.1), or -1.
