@@ -270,7 +270,7 @@ func testEdgeBoundWithinMicrosecond(t *testing.T, g linkgraph.Graph) {
 // clockTries is how many times the clock-reading tests write and check: a
 // write in the same microsecond as the clock reading before it is the case
 // that matters, and tries made back to back hit it often but not always.
-const clockTries = 40
+const clockTries = 25
 
 // testEdgeStampsFollowClockReadings checks the time contract of
 // linkgraph.Graph for edges, as a crawler or the book's graph updater
