@@ -247,9 +247,10 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		}
 	}
 
-	// Truncated as the graph stores times: an edge refreshed below in the
-	// same microsecond must not count as stale.
-	staleBefore := u.now().Truncate(time.Microsecond)
+	// The edges upserted below are stamped no earlier than this, even in
+	// the same microsecond (see linkgraph.Graph, "Time"), so they do not
+	// count as stale; those stored before it do.
+	staleBefore := u.now()
 	for i, p := range b.pages {
 		src := b.links[b.first[i]].ID
 		p.PageID = src

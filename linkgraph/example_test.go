@@ -64,11 +64,22 @@ func ExampleGraph_UpsertEdges() {
 	if err := g.UpsertEdges(edges); err != nil {
 		log.Fatal(err)
 	}
+	// The edges just upserted are stamped no earlier than crawlStarted,
+	// however soon after it: only edges older than this crawl go.
 	if err := g.RemoveStaleEdges(page.ID, crawlStarted); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(edges[0].ID != uuid.Nil, !edges[0].UpdatedAt.Before(crawlStarted.Truncate(time.Microsecond)))
-	// Output: true true
+	it, err := g.Edges(page.ID, uuid.Nil, time.Now())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	kept := 0
+	for it.Next() {
+		kept++
+	}
+	fmt.Println(edges[0].ID != uuid.Nil, !edges[0].UpdatedAt.Before(crawlStarted), kept)
+	// Output: true true 2
 }
 
 // Links iterates a range of the ID space; splitting the space lets several

@@ -33,20 +33,37 @@ import (
 //
 // # Time
 //
-// Timestamps are stored in UTC with microsecond precision (PostgreSQL's),
-// truncated towards the past; time bounds given to Links, Edges and
+// Timestamps are stored in UTC in whole microseconds (PostgreSQL's
+// precision), a finer time rounded up, never down: a stored time is never
+// before the time it was given as. Time bounds given to Links, Edges and
 // RemoveStaleEdges are compared exactly with the stored value (a time
 // stored at a microsecond is before a bound later in that microsecond), so
-// every backend gives the same answers. The zero time.Time is a valid RetrievedAt
-// meaning "never retrieved"; it is earlier than any bound other than the zero
-// time itself.
+// every backend gives the same answers. The zero time.Time is a valid
+// RetrievedAt meaning "never retrieved"; it is earlier than any bound other
+// than the zero time itself.
 //
-// An edge upserted with a zero UpdatedAt is stamped with the graph's clock,
-// which is the calling process's time.Now for every backend (including
-// PostgreSQL), so a crawler that notes time.Now, truncated to the
-// microsecond, before refreshing a page's edges and then calls
-// RemoveStaleEdges with that time removes exactly the edges it did not
-// refresh.
+// An edge upserted with a zero UpdatedAt, or refreshed by RefreshEdges with
+// a zero time, is stamped with the graph's clock, which is the calling
+// process's time.Now for every backend, PostgreSQL's included (the
+// server's clock reading is cut to the microsecond, so its stamp could be
+// before a time the caller read just ahead of the call). Stored times keep
+// the order of the caller's clock readings, even within one microsecond:
+//
+//   - a time T read before a write call is never after a time the call
+//     stores that was read after T: the graph's own stamp, or a
+//     RetrievedAt or UpdatedAt the caller took from time.Now after T. So
+//     "retrieved before T" or "updated before T" never includes a link
+//     retrieved or an edge seen after T was read.
+//   - a time read after a write call returns is after every time the call
+//     stored that was read from the clock before the call (the graph's
+//     stamp included), so those do count as before it. A call that would
+//     return within the microsecond of such a time waits, spinning, for
+//     the clock to pass it: less than a microsecond, and nothing at all
+//     for a call that took longer, as one to a database server does.
+//
+// So a caller that reads time.Now, upserts a page's current edges and
+// then calls RemoveStaleEdges with that reading removes exactly the edges
+// it did not upsert, however fast the graph is.
 //
 // # Ranges
 //

@@ -87,7 +87,7 @@ func crawl(b *testing.B, g *bolt.Graph, links []*linkgraph.Link, round int) {
 	edges := make([]*linkgraph.Edge, 0, crawlBatch*crawlFanout)
 	for first := 0; first < crawlPages; first += crawlBatch {
 		last := min(first+crawlBatch, crawlPages)
-		staleBefore := time.Now().Truncate(time.Microsecond)
+		staleBefore := time.Now()
 		edges = edges[:0]
 		for i := first; i < last; i++ {
 			for j := range crawlFanout {

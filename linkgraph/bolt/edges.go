@@ -30,7 +30,9 @@ func (g *Graph) UpsertEdges(edges []*linkgraph.Edge) error {
 }
 
 func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
-	b, err := graphutil.DedupEdges(edges, time.Now())
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	b, err := graphutil.DedupEdges(edges, clock)
 	if err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	if err := g.db.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: edges: %w", err)
 	}
-	s := &edgeScan{db: g.db, from: fromID, to: toID, before: graphutil.Bound(updatedBefore).UnixMicro()}
+	s := &edgeScan{db: g.db, from: fromID, to: toID, before: graphutil.Timestamp(updatedBefore).UnixMicro()}
 	if graphutil.EmptyRange(fromID, toID) {
 		return graphutil.EdgeIterator{Pager: graphutil.NewPager[linkgraph.Edge](nil)}, nil
 	}
@@ -147,7 +149,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 // edge, with its derived ID, a page at a time, which was most of the time
 // a ranking of the rust documentation's 736,637 edges took.
 func (g *Graph) EdgePairs(updatedBefore time.Time, fn func(src, dst uuid.UUID) error) error {
-	before := graphutil.Bound(updatedBefore).UnixMicro()
+	before := graphutil.Timestamp(updatedBefore).UnixMicro()
 	err := g.db.view(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketOut).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -179,7 +181,7 @@ func (g *Graph) EdgePairs(updatedBefore time.Time, fn func(src, dst uuid.UUID) e
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Bound(updatedBefore).UnixMicro()
+	before := graphutil.Timestamp(updatedBefore).UnixMicro()
 	// A crawler calls this for every page it stores, and most pages have
 	// no stale edge; a write transaction costs an fsync even when it
 	// changes nothing, so look first. What the read finds is a valid
@@ -201,10 +203,9 @@ func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) erro
 
 // RefreshEdges implements linkgraph.Graph.
 func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
-	if updatedAt.IsZero() {
-		updatedAt = time.Now()
-	}
-	at := graphutil.Timestamp(updatedAt).UnixMicro()
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	at := clock.StampOrNow(updatedAt).UnixMicro()
 	// Sorted, so that the records are rewritten in key order (see
 	// upsertLinks on bbolt and random-order writes).
 	ids := slices.Clone(fromIDs)

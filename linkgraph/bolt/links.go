@@ -33,7 +33,9 @@ func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
 }
 
 func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
-	b, err := graphutil.DedupLinks(links)
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	b, err := graphutil.DedupLinks(links, clock)
 	if err != nil {
 		return err
 	}
@@ -176,7 +178,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	if err := g.db.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, fmt.Errorf("bolt graph: links: %w", err)
 	}
-	before := graphutil.Bound(retrievedBefore)
+	before := graphutil.Timestamp(retrievedBefore)
 	it := &scan[linkgraph.Link]{
 		db: g.db, bucket: bucketLinks, from: fromID, to: toID, op: "links",
 		decode: func(k, v []byte) (*linkgraph.Link, bool, error) {

@@ -11,11 +11,17 @@ import (
 )
 
 // base is a fixed instant with sub-microsecond digits, so that the suite
-// checks the microsecond truncation every backend must apply.
+// checks the rounding to microseconds every backend must apply.
 var base = time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC)
 
-// micro is base as the graph stores it.
-func micro(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }
+// micro is t as the graph stores it: UTC, rounded up to the microsecond.
+func micro(t time.Time) time.Time {
+	m := t.Truncate(time.Microsecond)
+	if m.Before(t) {
+		m = m.Add(time.Microsecond)
+	}
+	return m.UTC()
+}
 
 func mustUpsertLink(t *testing.T, g linkgraph.Graph, url string, at time.Time) *linkgraph.Link {
 	t.Helper()

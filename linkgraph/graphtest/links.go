@@ -292,9 +292,11 @@ func testLinkTimeFilter(t *testing.T, g linkgraph.Graph) {
 		{"zero bound", time.Time{}, nil},
 		{"before old", base.Add(-time.Second), []uuid.UUID{never.ID}},
 		{"exactly old is excluded", micro(base), []uuid.UUID{never.ID}},
-		// Stored times are truncated to the microsecond, bounds are not:
-		// old, stored at micro(base), is before a bound later in the same
-		// microsecond, and must be found.
+		// Stored times are rounded up to the microsecond, never before
+		// the time given: a bound at that time leaves old out.
+		{"old's own time is excluded", base, []uuid.UUID{never.ID}},
+		// Bounds are not rounded: old, stored at micro(base), is before a
+		// bound later in the same microsecond, and must be found.
 		{"within old's microsecond", micro(base).Add(999 * time.Nanosecond), []uuid.UUID{never.ID, old.ID}},
 		{"one nanosecond after old", micro(base).Add(time.Nanosecond), []uuid.UUID{never.ID, old.ID}},
 		{"just after old", micro(base).Add(time.Microsecond), []uuid.UUID{never.ID, old.ID}},
@@ -377,5 +379,44 @@ func testWritesDuringIteration(t *testing.T, g linkgraph.Graph) {
 	// New links are too recent for the filter, so exactly the old ones show.
 	if seen != 1200 {
 		t.Fatalf("iteration saw %d links, want 1200", seen)
+	}
+}
+
+// testRetrievedAtFollowsClockReadings is testEdgeStampsFollowClockReadings
+// for links: a link retrieved (its RetrievedAt read from time.Now) after
+// the clock was read is not among the links retrieved before that
+// reading, and is among those retrieved before a reading made after the
+// upsert returned.
+func testRetrievedAtFollowsClockReadings(t *testing.T, g linkgraph.Graph) {
+	ids := func(links []*linkgraph.Link) map[uuid.UUID]bool {
+		m := make(map[uuid.UUID]bool, len(links))
+		for _, l := range links {
+			m[l.ID] = true
+		}
+		return m
+	}
+	for try := range clockTries {
+		// A new link, then the same link retrieved again.
+		for _, u := range []string{fmt.Sprintf("https://example.com/%d", try), "https://example.com/again"} {
+			before := time.Now()
+			l := &linkgraph.Link{URL: u, RetrievedAt: time.Now()}
+			err := g.UpsertLink(l)
+			after := time.Now()
+			if err != nil {
+				t.Fatalf("UpsertLink: %v", err)
+			}
+			if ids(collectLinks(t, g, uuid.Nil, uuid.Nil, before))[l.ID] {
+				t.Fatalf("try %d, %s: Links retrieved before %v (read before the retrieval) include the link retrieved at %v",
+					try, u, before.UTC(), l.RetrievedAt)
+			}
+			if !ids(collectLinks(t, g, uuid.Nil, uuid.Nil, after))[l.ID] {
+				t.Fatalf("try %d, %s: Links retrieved before %v (read after the upsert) leave out the link retrieved at %v",
+					try, u, after.UTC(), l.RetrievedAt)
+			}
+			if l.RetrievedAt.Before(before) || !l.RetrievedAt.Before(after) {
+				t.Fatalf("try %d, %s: RetrievedAt %v, want in [%v, %v), the clock read before and after the call",
+					try, u, l.RetrievedAt, before.UTC(), after.UTC())
+			}
+		}
 	}
 }

@@ -147,7 +147,9 @@ func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
 }
 
 func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
-	b, err := graphutil.DedupLinks(links)
+	clock := graphutil.NewClock()
+	defer clock.Settle() // after the lock is released
+	b, err := graphutil.DedupLinks(links, clock)
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,7 @@ func (g *Graph) FindLink(id uuid.UUID) (*linkgraph.Link, error) {
 // Links implements linkgraph.Graph. It copies the matching links when
 // called, so the iteration sees the graph as it was then.
 func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error) {
-	before := graphutil.Bound(retrievedBefore)
+	before := graphutil.Timestamp(retrievedBefore)
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -235,7 +237,9 @@ func (g *Graph) UpsertEdges(edges []*linkgraph.Edge) error {
 }
 
 func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
-	b, err := graphutil.DedupEdges(edges, time.Now())
+	clock := graphutil.NewClock()
+	defer clock.Settle() // after the lock is released
+	b, err := graphutil.DedupEdges(edges, clock)
 	if err != nil {
 		return err
 	}
@@ -318,7 +322,7 @@ func cmpU32(a, b uint32) int {
 // Edges implements linkgraph.Graph. Like Links it works on a copy taken when
 // called.
 func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgraph.EdgeIterator, error) {
-	before := graphutil.Bound(updatedBefore).UnixMicro()
+	before := graphutil.Timestamp(updatedBefore).UnixMicro()
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -351,10 +355,9 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 
 // RefreshEdges implements linkgraph.Graph.
 func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
-	if updatedAt.IsZero() {
-		updatedAt = time.Now()
-	}
-	at := graphutil.Timestamp(updatedAt).UnixMicro()
+	clock := graphutil.NewClock()
+	defer clock.Settle() // deferred first, so run after the unlock
+	at := clock.StampOrNow(updatedAt).UnixMicro()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -376,7 +379,7 @@ func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 
 // RemoveStaleEdges implements linkgraph.Graph.
 func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error {
-	before := graphutil.Bound(updatedBefore).UnixMicro()
+	before := graphutil.Timestamp(updatedBefore).UnixMicro()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {

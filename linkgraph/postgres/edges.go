@@ -96,9 +96,14 @@ func (g *Graph) UpsertEdges(edges []*linkgraph.Edge) error {
 }
 
 func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
-	// The graph's clock is this process's, not the server's, so that a
-	// crawler's time.Now and the stamps of its edges are comparable.
-	b, err := graphutil.DedupEdges(edges, time.Now())
+	// The graph's clock is this process's, not the server's (see
+	// linkgraph.Graph, "Time"): the server's now() is its transaction's
+	// start, and PostgreSQL's clock reading cuts the microsecond off, so
+	// even on the same machine it can come before a time the caller read
+	// ahead of the call.
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	b, err := graphutil.DedupEdges(edges, clock)
 	if err != nil {
 		return err
 	}
@@ -213,7 +218,7 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("postgres graph: edges: %w", err)
 	}
-	before := graphutil.Bound(updatedBefore)
+	before := graphutil.Timestamp(updatedBefore)
 	// The first page starts at fromID; later ones resume after the last
 	// (src, dst) seen. The upper bound is left out rather than compared with
 	// uuid.Nil, which stands for "no bound".
@@ -268,10 +273,9 @@ func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 	if len(fromIDs) == 0 {
 		return nil
 	}
-	if updatedAt.IsZero() {
-		updatedAt = time.Now()
-	}
-	at := graphutil.Timestamp(updatedAt)
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	at := clock.StampOrNow(updatedAt)
 	err := retry(g.ctx, func(ctx context.Context) error {
 		_, err := g.pool.Exec(ctx, refreshEdgesSQL, rawUUIDs(fromIDs), at)
 		return err
@@ -304,7 +308,7 @@ func (g *Graph) RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) erro
 	if err := g.check(); err != nil {
 		return fmt.Errorf("postgres graph: remove stale edges from %s: %w", fromID, err)
 	}
-	before := graphutil.Bound(updatedBefore)
+	before := graphutil.Timestamp(updatedBefore)
 	err := retry(g.ctx, func(ctx context.Context) error {
 		// One round trip, one transaction: a list left with no edges
 		// goes, one left with some keeps those.

@@ -81,7 +81,9 @@ func (g *Graph) UpsertLinks(links []*linkgraph.Link) error {
 }
 
 func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
-	b, err := graphutil.DedupLinks(links)
+	clock := graphutil.NewClock()
+	defer clock.Settle()
+	b, err := graphutil.DedupLinks(links, clock)
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("postgres graph: links: %w", err)
 	}
-	before := graphutil.Bound(retrievedBefore)
+	before := graphutil.Timestamp(retrievedBefore)
 	upper := ""
 	if toID != uuid.Nil {
 		upper = " AND id < $4"

@@ -16,23 +16,83 @@ import (
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
-// Timestamp returns t as the graph stores it: UTC, truncated to the
-// microsecond (PostgreSQL's precision), without a monotonic clock reading.
+// Timestamp returns t as the graph stores it: UTC, in whole microseconds
+// (PostgreSQL's precision), rounded up when t has a finer part, without a
+// monotonic clock reading. Rounding up keeps a stored time from moving
+// before the time it stands for, and so before any clock reading made
+// earlier: a time bound read before a link was retrieved or an edge was
+// seen never finds it (see linkgraph.Graph, "Time").
+//
+// A time bound ("before t") given to a query is rounded the same way,
+// which does not change its meaning: a stored time (whole microseconds) is
+// before t exactly when it is before Timestamp(t).
 func Timestamp(t time.Time) time.Time {
-	return t.Truncate(time.Microsecond).UTC()
+	s := t.Truncate(time.Microsecond)
+	if s.Before(t) {
+		s = s.Add(time.Microsecond)
+	}
+	return s.UTC()
 }
 
-// Bound returns a query bound ("before t") in the stored precision without
-// changing its meaning: rounded up to the next microsecond when t has a
-// finer part, since a stored time (whole microseconds) is before t exactly
-// when it is before that. Truncating it instead would miss a time stored
-// in t's own microsecond.
-func Bound(t time.Time) time.Time {
-	b := t.Truncate(time.Microsecond)
-	if b.Before(t) {
-		b = b.Add(time.Microsecond)
+// Clock is the graph's clock as one write call sees it. Each call that
+// stores a time takes a NewClock when it starts, stores the times Stamp
+// and StampOrNow give, and calls Settle before it returns.
+//
+// Stored times are rounded up (Timestamp), so a time read from the clock
+// before the call is never after one the call stores. The other half of
+// the contract, that a time read after the call returns is after every
+// time the call stored, holds by itself for times before the microsecond
+// the call began in; for a time stored in that microsecond (the graph's
+// own stamp, or a caller's time.Now read just before the call), Settle
+// waits for the clock to pass it. That costs nothing when the call took
+// longer than the rest of the microsecond, as a database's round trip
+// does, and a spin of less than a microsecond otherwise; no sleep.
+type Clock struct {
+	start time.Time // when the call began, with the monotonic reading
+	now   time.Time // Timestamp(start): the call's stamp
+	wait  bool      // the call stored now, which the clock may not have passed
+}
+
+// NewClock returns the clock of a call beginning now.
+func NewClock() *Clock { return clockAt(time.Now()) }
+
+func clockAt(start time.Time) *Clock { return &Clock{start: start, now: Timestamp(start)} }
+
+// Stamp returns t as stored (Timestamp), noting whether it is a time Settle
+// must wait for. The zero time stays zero.
+func (c *Clock) Stamp(t time.Time) time.Time {
+	s := Timestamp(t)
+	if s.Equal(c.now) {
+		c.wait = true
 	}
-	return b.UTC()
+	return s
+}
+
+// StampOrNow is Stamp, but for a zero t ("now": an edge's UpdatedAt, a
+// RefreshEdges time), which gets the graph's stamp for the call: the time
+// the call began, rounded up.
+func (c *Clock) StampOrNow(t time.Time) time.Time {
+	if t.IsZero() {
+		c.wait = true
+		return c.now
+	}
+	return c.Stamp(t)
+}
+
+// Settle returns once the clock has passed the times stored in the
+// microsecond the call began in, if any: at once in the common case, after
+// a spin of less than a microsecond at most. The spin is bounded by the
+// monotonic clock, so a wall clock stepped back cannot make it hang.
+func (c *Clock) Settle() {
+	if !c.wait {
+		return
+	}
+	ahead := c.now.Sub(c.start) // by the wall clock: now has no monotonic reading
+	for {
+		if n := time.Now(); n.After(c.now) || n.Sub(c.start) > ahead {
+			return
+		}
+	}
 }
 
 // ValidateLink reports whether link can be stored.
@@ -91,7 +151,7 @@ func EmptyRange(from, to uuid.UUID) bool {
 }
 
 // LinkBatch is a batch of links reduced to one entry per URL, each with the
-// latest RetrievedAt (already passed through Timestamp) its duplicates asked
+// latest RetrievedAt (already passed through Clock.Stamp) its duplicates asked
 // for, in the order the URLs first appear.
 type LinkBatch struct {
 	URLs        []string
@@ -105,14 +165,15 @@ type LinkBatch struct {
 
 // DedupLinks validates links and folds duplicates together, because one SQL
 // statement cannot update a row twice and every duplicate must get one ID.
-func DedupLinks(links []*linkgraph.Link) (*LinkBatch, error) {
+// Their times go through clock.Stamp.
+func DedupLinks(links []*linkgraph.Link, clock *Clock) (*LinkBatch, error) {
 	b := &LinkBatch{Index: make([]int, len(links))}
 	seen := make(map[string]int, len(links))
 	for i, l := range links {
 		if err := ValidateLink(l); err != nil {
 			return nil, fmt.Errorf("link %d: %w", i, err)
 		}
-		at := Timestamp(l.RetrievedAt)
+		at := clock.Stamp(l.RetrievedAt)
 		j, ok := seen[l.URL]
 		if !ok {
 			j = len(b.URLs)
@@ -142,20 +203,16 @@ type EdgeBatch struct {
 	Index []int
 }
 
-// DedupEdges validates edges, stamps the ones without UpdatedAt with now and
-// folds duplicates together.
-func DedupEdges(edges []*linkgraph.Edge, now time.Time) (*EdgeBatch, error) {
-	now = Timestamp(now)
+// DedupEdges validates edges, passes their times through clock.StampOrNow
+// (a zero UpdatedAt is "now") and folds duplicates together.
+func DedupEdges(edges []*linkgraph.Edge, clock *Clock) (*EdgeBatch, error) {
 	b := &EdgeBatch{Index: make([]int, len(edges))}
 	seen := make(map[EdgeKey]int, len(edges))
 	for i, e := range edges {
 		if err := ValidateEdge(e); err != nil {
 			return nil, fmt.Errorf("edge %d: %w", i, err)
 		}
-		at := now
-		if !e.UpdatedAt.IsZero() {
-			at = Timestamp(e.UpdatedAt)
-		}
+		at := clock.StampOrNow(e.UpdatedAt)
 		k := EdgeKey{e.Src, e.Dst}
 		j, ok := seen[k]
 		if !ok {
