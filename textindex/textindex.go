@@ -95,7 +95,7 @@ type Document struct {
 	Content string
 	// IndexedAt is when the document was last indexed. Every backend
 	// stores it in UTC with microsecond precision (PostgreSQL's), truncated
-	// towards the past (see Timestamp), as package linkgraph stores times.
+	// towards the past (see Timestamp); no query bounds it by time.
 	IndexedAt time.Time
 	// PageRank is the page's score as computed by a ranking job.
 	PageRank float64
