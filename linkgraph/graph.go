@@ -69,7 +69,7 @@ import (
 //
 // Links and Edges visit the IDs in the half-open range [fromID, toID) in
 // byte-wise order of the 16 bytes of the UUID, which is also how PostgreSQL
-// and CockroachDB order the uuid type. A toID of uuid.Nil means "no upper
+// orders the uuid type. A toID of uuid.Nil means "no upper
 // bound", so Links(uuid.Nil, uuid.Nil, t) visits the whole graph and the
 // last partition of a split can reach uuid.Max. A non-nil toID that is not
 // above fromID gives an empty range.

@@ -12,7 +12,7 @@
 //
 // By default everything is kept in an embedded data directory (--data,
 // ./linksrus-data), with nothing else to install; --graph and --index point
-// the same commands at PostgreSQL or CockroachDB instead, so that several
+// the same commands at PostgreSQL instead, so that several
 // processes (see crawl --partition) can share one graph.
 //
 // Exit codes: 0 success, 1 the command failed, 2 the command line was wrong,

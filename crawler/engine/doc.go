@@ -51,7 +51,7 @@
 //
 // With Options.Shared, processes on different machines crawl one graph
 // together through a SharedQueue kept in the database they share (package
-// linkgraph/postgres: PostgreSQL or CockroachDB). Links found in scope go
+// linkgraph/postgres: PostgreSQL). Links found in scope go
 // to the shared queue instead of the process's frontier; a process leases
 // hosts with queued work and feeds their links to its frontier, so a host
 // is crawled by one process at a time and the per-host limits and delays

@@ -18,7 +18,7 @@ import (
 
 // SharedQueue is the work of a crawl shared by several processes, kept in
 // the database they share (package linkgraph/postgres implements it over
-// PostgreSQL and CockroachDB): the links due, by host, and a lease per
+// PostgreSQL): the links due, by host, and a lease per
 // host that lets one process at a time send the host requests. Times in it
 // (lease expiry, a host's next request) are the database's.
 type SharedQueue interface {

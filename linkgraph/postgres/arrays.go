@@ -111,7 +111,6 @@ func (c arrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value an
 // textArray in front of pgx's on conn (a pgxpool AfterConnect hook), and
 // names their PostgreSQL types for the query modes that do not ask the
 // server (pgx would otherwise find no plan for a named slice type).
-// CockroachDB gives these types PostgreSQL's OIDs and binary format.
 func registerArrayCodecs(conn *pgx.Conn) {
 	registerArrayCodecsIn(conn.TypeMap())
 }

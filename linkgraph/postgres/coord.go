@@ -107,7 +107,7 @@ func (q *Queue) Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error
 	err := q.exec(ctx, "enqueue", func(ctx context.Context) error {
 		return q.g.pool.QueryRow(ctx, enqueueSQL, ids, hosts, depths).Scan(&free)
 	})
-	if err != nil || free == 0 || q.g.cockroach {
+	if err != nil || free == 0 {
 		return err
 	}
 	return q.notify(ctx)
@@ -241,7 +241,7 @@ func (q *Queue) Release(ctx context.Context, worker uuid.UUID, host string, wait
 				RETURNING pending`, host, worker, micros(max(wait, 0))).Scan(&pending)
 		})
 	})
-	if err != nil || q.g.cockroach {
+	if err != nil {
 		return err
 	}
 	// Pending or not: a process waiting for the crawl's end looks again.
@@ -349,7 +349,7 @@ func (q *Queue) Heartbeat(ctx context.Context, worker uuid.UUID, s linkgraph.Wor
 	became := s.Hungry && !q.hungry[worker]
 	q.hungry[worker] = s.Hungry
 	q.hungryMu.Unlock()
-	if became && !q.g.cockroach {
+	if became {
 		// A process has nothing to do: wake the others, so that one
 		// holding more than its share gives hosts up now rather than at
 		// its next heartbeat.
@@ -385,14 +385,9 @@ func (q *Queue) SaveRobots(ctx context.Context, host string, r linkgraph.RobotsC
 // WaitForWork waits until another process may have made work available
 // (PostgreSQL: a notification on the channel the queue LISTENs to, from
 // Enqueue or Release), at most d, or until ctx ends, and reports whether
-// a notification came. On CockroachDB, which has no LISTEN, it sleeps d
-// and reports none: the caller's indexed claim query is then a bounded
-// back-off poll. The first call starts listening and reports a
+// a notification came. The first call starts listening and reports a
 // notification, so that the caller looks for work once it listens.
 func (q *Queue) WaitForWork(ctx context.Context, d time.Duration) (bool, error) {
-	if q.g.cockroach {
-		return false, sleepCtx(ctx, d)
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.listen == nil {
@@ -447,17 +442,6 @@ func (q *Queue) Close() error {
 		q.listen = nil
 	}
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func compareUUID(a, b uuid.UUID) int {

@@ -8,7 +8,7 @@ import (
 	_ "github.com/linksrus/linksrus/linkgraph/postgres" // registers postgres: and postgresql:
 )
 
-// Opening a PostgreSQL or CockroachDB graph applies the schema migrations;
+// Opening a PostgreSQL graph applies the schema migrations;
 // pgx pool options go in the URL. (Not run: it needs a server.)
 func Example() {
 	g, err := linkgraph.Open(context.Background(),

@@ -10,8 +10,8 @@ import (
 // pageSize is how many rows one query of an iterator reads. Reading in pages
 // (keyset pagination on the primary key) means an iterator holds no
 // connection or transaction between pages, so a slow consumer such as a
-// crawl neither starves the pool nor keeps a long transaction open, which
-// CockroachDB would eventually abort.
+// crawl neither starves the pool nor keeps a long transaction open (which
+// holds back VACUUM).
 const pageSize = 1000
 
 // pager returns a graphutil.Pager over a keyset-paginated query: fetch

@@ -26,15 +26,14 @@ type migration struct {
 	sql     string
 }
 
-// postgresFirst holds, by migration version, a statement PostgreSQL runs
-// in the migration's transaction before the migration.
-var postgresFirst = map[int]string{
+// lockFirst holds, by migration version, a statement run in the
+// migration's transaction before the migration.
+var lockFirst = map[int]string{
 	// Migration 0005 copies the edges, then drops their table. Under
 	// PostgreSQL's READ COMMITTED, edges that a process of an older
 	// version still crawling commits after the copy began would be lost:
 	// the lock makes its writes wait for the migration, and then fail, as
-	// the table is gone. On CockroachDB, whose transactions are
-	// SERIALIZABLE, such a write and the copy conflict and one is retried.
+	// the table is gone.
 	5: "LOCK TABLE edges IN EXCLUSIVE MODE",
 }
 
@@ -64,26 +63,18 @@ func loadMigrations() ([]migration, error) {
 }
 
 // migrate applies the migrations the database lacks. Every migration is
-// written with IF NOT EXISTS, and on PostgreSQL the whole run holds a
-// transaction-scoped advisory lock, so processes opening the same database
-// at once neither fail nor apply anything twice. CockroachDB has no advisory
-// locks; there the idempotent statements and the retry on 40001 suffice.
-func migrate(ctx context.Context, pool *pgxpool.Pool) (cockroach bool, err error) {
+// written with IF NOT EXISTS, and the whole run holds a transaction-scoped
+// advisory lock, so processes opening the same database at once neither
+// fail nor apply anything twice.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	ms, err := loadMigrations()
 	if err != nil {
-		return false, err
+		return err
 	}
-	var version string
-	if err := pool.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		return false, fmt.Errorf("query server version: %w", err)
-	}
-	cockroach = strings.Contains(version, "CockroachDB")
-	return cockroach, retry(ctx, func(ctx context.Context) error {
+	return retry(ctx, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			if !cockroach {
-				if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
-					return fmt.Errorf("take migration lock: %w", err)
-				}
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
+				return fmt.Errorf("take migration lock: %w", err)
 			}
 			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS linkgraph_schema_migrations (
 				version    INT         PRIMARY KEY,
@@ -103,7 +94,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (cockroach bool, err error
 				if slices.Contains(applied, int32(m.version)) {
 					continue
 				}
-				if first, ok := postgresFirst[m.version]; ok && !cockroach {
+				if first, ok := lockFirst[m.version]; ok {
 					if _, err := tx.Exec(ctx, first); err != nil {
 						return fmt.Errorf("apply %s: %w", m.name, err)
 					}

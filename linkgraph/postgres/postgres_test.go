@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,27 +28,16 @@ func testDatabase(t testing.TB) string {
 
 func TestConformance(t *testing.T) {
 	dsn := testDatabase(t)
-	// Statements with a PostgreSQL-only form run in both forms: the
-	// portable one is what CockroachDB runs.
-	for _, portable := range []bool{false, true} {
-		name := "postgres"
-		if portable {
-			name = "portable"
+	graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
+		g, err := Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
 		}
-		t.Run(name, func(t *testing.T) {
-			graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
-				g, err := Open(t.Context(), dsn)
-				if err != nil {
-					t.Fatalf("Open: %v", err)
-				}
-				g.portableSQL = portable
-				if _, err := g.pool.Exec(t.Context(), "TRUNCATE edge_lists, links"); err != nil {
-					t.Fatalf("empty the tables: %v", err)
-				}
-				return g
-			})
-		})
-	}
+		if _, err := g.pool.Exec(t.Context(), "TRUNCATE edge_lists, links"); err != nil {
+			t.Fatalf("empty the tables: %v", err)
+		}
+		return g
+	})
 }
 
 func TestConcurrentOpenMigratesOnce(t *testing.T) {
@@ -323,74 +310,5 @@ func TestEdgeListsPagedAndConcurrent(t *testing.T) {
 		if c := bytes.Compare(p.Src[:], e.Src[:]); c > 0 || c == 0 && bytes.Compare(p.Dst[:], e.Dst[:]) >= 0 {
 			t.Fatalf("edge %d (%s -> %s) after (%s -> %s): not in (source, destination) order", i, e.Src, e.Dst, p.Src, p.Dst)
 		}
-	}
-}
-
-// TestEdgeUpsertFormsAgree runs one random sequence of edge batches (new
-// edges, edges again with earlier and later times, duplicates within a
-// batch, lists growing across batches) through the PostgreSQL form of the
-// edge upsert and through the portable one, and compares what each
-// stored and returned.
-func TestEdgeUpsertFormsAgree(t *testing.T) {
-	g, err := Open(t.Context(), testDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	links := make([]*linkgraph.Link, 40)
-	for i := range links {
-		links[i] = &linkgraph.Link{URL: fmt.Sprintf("http://forms.test/%d", i)}
-	}
-	if err := g.UpsertLinks(links); err != nil {
-		t.Fatal(err)
-	}
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	run := func(portable bool) (returned, stored []string) {
-		g.portableSQL = portable
-		if _, err := g.pool.Exec(t.Context(), "TRUNCATE edge_lists"); err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(7, 7))
-		for range 30 {
-			batch := make([]*linkgraph.Edge, 1+rng.IntN(60))
-			for i := range batch {
-				batch[i] = &linkgraph.Edge{
-					Src:       links[rng.IntN(8)].ID,
-					Dst:       links[rng.IntN(len(links))].ID,
-					UpdatedAt: base.Add(time.Duration(rng.IntN(100)) * time.Hour),
-				}
-			}
-			if err := g.UpsertEdges(batch); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range batch {
-				returned = append(returned, fmt.Sprint(e.ID, e.Src, e.Dst, e.UpdatedAt))
-			}
-		}
-		rows, err := g.pool.Query(t.Context(), "SELECT src, dsts, ids, updated FROM edge_lists ORDER BY src")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var src [16]byte
-			var dsts, ids [][16]byte
-			var ats []time.Time
-			if err := rows.Scan(&src, &dsts, &ids, &ats); err != nil {
-				t.Fatal(err)
-			}
-			stored = append(stored, fmt.Sprint(src, dsts, ids, ats))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return returned, stored
-	}
-	r1, s1 := run(false)
-	r2, s2 := run(true)
-	if !slices.Equal(r1, r2) {
-		t.Error("the two forms returned different edges")
-	}
-	if !slices.Equal(s1, s2) || len(s1) != 8 {
-		t.Errorf("the two forms stored different lists (%d and %d lists):\n%v\n%v", len(s1), len(s2), s1, s2)
 	}
 }

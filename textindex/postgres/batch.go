@@ -15,7 +15,7 @@ var _ textindex.BatchIndexer = (*Index)(nil)
 
 // IndexBatch stores docs with one statement, one round trip; see
 // textindex.BatchIndexer. The rows come from parallel arrays through
-// unnest, which CockroachDB runs too; a single statement is atomic, so no
+// unnest; a single statement is atomic, so no
 // transaction is needed. Rows are written in LinkID order so that
 // concurrent batches touching the same documents lock them in the same
 // order and cannot deadlock each other.

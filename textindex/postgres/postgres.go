@@ -1,7 +1,10 @@
 // Package postgres is the textindex backend for PostgreSQL's full-text
-// search, for deployments that already run a database server. The SQL
-// sticks to what CockroachDB also runs: no websearch_to_tsquery, ts_rank_cd,
-// setweight or custom text search configurations.
+// search, for deployments that already run a database server, and the
+// index of a crawl shared by several processes. PostgreSQL (tested with
+// 15, Debian 12's) is the shared backend this project tests and promises;
+// CockroachDB is untested, and the package is free to use what PostgreSQL
+// offers (weighted vectors, other text search configurations, index
+// access methods) where it ranks or runs better.
 //
 // # URLs
 //
@@ -35,8 +38,8 @@
 // PostgreSQL text cannot hold NUL bytes or invalid UTF-8, so Index replaces
 // both with U+FFFD before storing a document.
 //
-// Writes that fail with a serialization error (SQLSTATE 40001, as
-// CockroachDB reports contention) or a deadlock (40P01) are retried.
+// Writes that fail with a serialization error (SQLSTATE 40001) or a
+// deadlock (40P01) are retried.
 package postgres
 
 import (
@@ -69,7 +72,7 @@ var _ interface {
 	UpdateScores(ids []uuid.UUID, scores []float64) error
 } = (*Index)(nil)
 
-// Index is a textindex.Indexer stored in PostgreSQL (or CockroachDB).
+// Index is a textindex.Indexer stored in PostgreSQL.
 type Index struct {
 	pool *pgxpool.Pool
 }
