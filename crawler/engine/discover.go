@@ -33,28 +33,31 @@ type discoveringGraph struct {
 	// (Options.Referrers).
 	referrers map[uuid.UUID][]uuid.UUID
 
-	// known maps the URLs of links the run has claimed (queued or
-	// fetched) to their IDs, leftOut those of links out of its scope: the
-	// crawler need not upsert them again to link to them
-	// (crawler.KnownLinks), and discovery would pass them by. Each keeps
-	// at most maxKnownLinks; beyond, it starts over, apart, so that a
-	// site's many links elsewhere do not push out the site's own.
-	knownMu sync.RWMutex
-	known   map[string]uuid.UUID
-	leftOut map[string]uuid.UUID
+	// known holds the IDs of links the run has claimed (queued or
+	// fetched), leftOut those of links out of its scope: the crawler need
+	// not upsert them again to link to them (crawler.KnownLinks), and
+	// discovery would pass them by. They are caches of maxKnownLinks
+	// each, apart, so that a site's many links elsewhere do not push out
+	// the site's own.
+	knownMu sync.Mutex
+	known   *linkIDs
+	leftOut *linkIDs
 }
 
-// maxKnownLinks bounds discoveringGraph.known and leftOut: about 30 MB of
-// URLs and IDs each.
-const maxKnownLinks = 1 << 18
+// maxKnownLinks bounds discoveringGraph.known and leftOut (see linkIDs):
+// enough for the links pages share (their navigation) and the links found
+// again soon after they were first found, without growing with a large
+// crawl (at 1<<18 each they were a third of the live heap of a
+// million-page crawl).
+const maxKnownLinks = 1 << 16
 
 func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 	return &discoveringGraph{
 		Graph:     g,
 		run:       run,
 		referrers: make(map[uuid.UUID][]uuid.UUID),
-		known:     make(map[string]uuid.UUID),
-		leftOut:   make(map[string]uuid.UUID),
+		known:     newLinkIDs(maxKnownLinks),
+		leftOut:   newLinkIDs(maxKnownLinks),
 	}
 }
 
@@ -62,7 +65,7 @@ func newDiscoveringGraph(g Graph, run *Run) *discoveringGraph {
 func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
 	g.knownMu.Lock()
 	defer g.knownMu.Unlock()
-	remember(g.known, url, id)
+	g.known.put(url, id)
 }
 
 // leaveOut records the ID of a link out of the run's scope, and reports
@@ -70,18 +73,10 @@ func (g *discoveringGraph) knowLink(url string, id uuid.UUID) {
 func (g *discoveringGraph) leaveOut(url string, id uuid.UUID) (before bool) {
 	g.knownMu.Lock()
 	defer g.knownMu.Unlock()
-	if _, before = g.leftOut[url]; !before {
-		remember(g.leftOut, url, id)
+	if _, before = g.leftOut.get(url); !before {
+		g.leftOut.put(url, id)
 	}
 	return before
-}
-
-// remember adds url to m, which starts over once it holds maxKnownLinks.
-func remember(m map[string]uuid.UUID, url string, id uuid.UUID) {
-	if len(m) >= maxKnownLinks {
-		clear(m)
-	}
-	m[url] = id
 }
 
 // KnownLinkID implements crawler.KnownLinks: a link the run has claimed,
@@ -89,13 +84,12 @@ func remember(m map[string]uuid.UUID, url string, id uuid.UUID) {
 // queued (again), discovery has no use for the rest of what the graph
 // stores of it.
 func (g *discoveringGraph) KnownLinkID(url string) (uuid.UUID, bool) {
-	g.knownMu.RLock()
-	defer g.knownMu.RUnlock()
-	if id, ok := g.known[url]; ok {
+	g.knownMu.Lock()
+	defer g.knownMu.Unlock()
+	if id, ok := g.known.get(url); ok {
 		return id, true
 	}
-	id, ok := g.leftOut[url]
-	return id, ok
+	return g.leftOut.get(url)
 }
 
 // ForBatch implements crawler.BatchGraph.

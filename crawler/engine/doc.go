@@ -14,7 +14,10 @@
 //     levels by depth), each queued once per run; in memory up to
 //     Options.MaxQueued links, the rest spilled to a temporary file and
 //     read back as the queue drains, so memory is bounded by configuration
-//     rather than by the size of the web;
+//     rather than by the size of the web (what grows with the links a run
+//     claims is its seen-set, a hash of each, 11 to 21 bytes a link up to
+//     Options.MaxSeen, and the referrers it keeps if Options.Referrers
+//     asks for them);
 //   - discovery: the links a crawled page vouches for (its stored edges, so
 //     rel="nofollow" is respected) join the frontier if they are in scope;
 //   - scope: the seeds' hosts by default, or registrable domains,
