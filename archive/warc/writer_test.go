@@ -355,3 +355,50 @@ func TestRequestRecordsLeaveOutCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The Writer writes what it always has, record IDs, dates and file names
+// aside, for the exchanges a crawl does not make: an HTTP/1.0 response
+// without a status text, an HTTP/2 one, a response without its request, a
+// request without a method, header values with line breaks. (See
+// TestCrawlWARCBytes for the ones it makes.)
+func TestWriterBytes(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test\r\nsoftware"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := exchange("http://example.com/old", 200, htmlHeader(), []byte("<p>old"), crawler.BodyWhole)
+	old.Response.Proto, old.Response.Status = "HTTP/1.0", ""
+	h2 := exchange("http://example.com/h2", 404, http.Header{"X-Broken": {"a\r\nInjected: yes"}}, nil, crawler.BodySkipped)
+	h2.Response.Proto = "HTTP/2.0"
+	h2.Request.Method = ""
+	h2.Request.Header.Set("X-Line", "b\nc")
+	alone := exchange("http://example.com/alone", 200, htmlHeader(), []byte("<p>cut"), crawler.BodyTruncated)
+	alone.Request, alone.Response.Request = nil, nil
+	for _, x := range []*crawler.Exchange{old, h2, alone} {
+		if err := w.Record(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	warcs := files(t, dir, ".warc.gz")
+	if len(warcs) != 1 {
+		t.Fatalf("files %v, want one", warcs)
+	}
+	got := normalizedArchive(t, warcs[0])
+	golden := filepath.Join("testdata", "writer.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("the archive differs from %s:\n%s", golden, got)
+	}
+}
