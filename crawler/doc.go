@@ -47,9 +47,10 @@
 // the page's retrieval time and its edges' (EdgeRefresher).
 //
 // A Config.Recorder is given every GET response as the server sent it, to
-// archive the crawl (package archive/warc writes WARC files); Import runs
-// such archived responses through the stages after the fetch, to rebuild
-// the stores without fetching anything.
+// archive the crawl (WARCRecorder writes them to WARC files with package
+// archive/warc); Import runs such archived responses through the stages
+// after the fetch, to rebuild the stores without fetching anything
+// (WARCPages reads them from WARC files).
 //
 // The payload type and every stage are exported
 // (Stages, NewFetcher, NewLinkExtractor, ...) so that a caller can assemble a

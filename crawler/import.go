@@ -16,7 +16,8 @@ import (
 )
 
 // FetchedPage is a response fetched earlier, from an archive (see
-// Crawler.Import), with its body as the server sent it.
+// Crawler.Import; WARCPages makes them of WARC files' records), with its
+// body as the server sent it.
 type FetchedPage struct {
 	// URL is the URL requested.
 	URL        string
@@ -50,9 +51,9 @@ type FetchedPage struct {
 // and Import returns their count with the error, so that an archive
 // damaged in the middle imports the same pages every time. To stop an
 // import and keep what it took, stop the iterator (cancel the context
-// warc.ReadDir reads with, say); cancelling ctx stops at once, abandoning
-// the pages in flight (reported with ReasonCanceled, possibly stored in
-// part, not counted).
+// warc.ReadDir reads with, say, under WARCPages); cancelling ctx stops at
+// once, abandoning the pages in flight (reported with ReasonCanceled,
+// possibly stored in part, not counted).
 func (c *Crawler) Import(ctx context.Context, pages iter.Seq2[*FetchedPage, error]) (int, error) {
 	if pages == nil {
 		return 0, fmt.Errorf("%w: nil page iterator", ErrInvalidConfig)

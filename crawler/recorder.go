@@ -11,7 +11,7 @@ import (
 )
 
 // Recorder keeps the responses of a crawl as the servers sent them, to
-// archive them (package archive/warc writes WARC files). The Fetcher calls
+// archive them (WARCRecorder writes them to WARC files). The Fetcher calls
 // it once for every GET response it reads: each redirect hop and the
 // page's final response, whether or not the page goes on to be parsed.
 // HEAD requests (Config.HeadFirst) and responses that a retry replaces are

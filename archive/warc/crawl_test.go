@@ -96,7 +96,7 @@ func TestCrawlIntoWARC(t *testing.T) {
 		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
 		MaxBodyBytes:           maxBody,
 		FetchTimeout:           10 * time.Second,
-		Recorder:               w,
+		Recorder:               crawler.WARCRecorder(w),
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -356,7 +356,7 @@ func TestCrawlWARCBytes(t *testing.T) {
 		URLGetter:    &http.Client{Transport: tr},
 		MaxBodyBytes: 1024,
 		FetchTimeout: 10 * time.Second,
-		Recorder:     w,
+		Recorder:     crawler.WARCRecorder(w),
 		DecorateRequest: func(req *http.Request) error {
 			req.Header.Set("Authorization", "Bearer s3cret")
 			req.Header.Set("Cookie", "session=s3cret")
@@ -383,6 +383,11 @@ func TestCrawlWARCBytes(t *testing.T) {
 		t.Fatalf("files %v, want one", warcs)
 	}
 	checkIndex(t, warcs[0], len(urls)+1) // the redirect's two responses
+	// A Writer given no Software names the crawler, as it did when it
+	// took the crawler's constant.
+	if warc.DefaultSoftware != crawler.DefaultUserAgent {
+		t.Errorf("warc.DefaultSoftware %q, crawler.DefaultUserAgent %q", warc.DefaultSoftware, crawler.DefaultUserAgent)
+	}
 	got := normalizedArchive(t, warcs[0])
 	golden := filepath.Join("testdata", "crawl.golden")
 	if *update {

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/linksrus/linksrus/archive/warc"
-	"github.com/linksrus/linksrus/crawler"
 )
 
-// A Writer is a crawler.Recorder: set as crawler.Config.Recorder, it gets
-// every response of a crawl. Here one exchange is written by hand and read
+// A Writer archives exchanges, a response record and a request record
+// each (a crawler's Recorder hands it every response: see
+// crawler.WARCRecorder). Here one exchange is written by hand and read
 // back as an import reads it.
 func ExampleWriter() {
 	dir, err := os.MkdirTemp("", "warc-example")
@@ -28,9 +28,12 @@ func ExampleWriter() {
 		log.Fatal(err)
 	}
 	u, _ := url.Parse("https://example.com/")
-	req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
-	res := &http.Response{StatusCode: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html"}}, Request: req}
-	x := &crawler.Exchange{URL: u.String(), Request: req, Response: res, Body: []byte("<title>Example</title>"), FetchedAt: time.Now()}
+	x := &warc.Exchange{
+		URL:      u.String(),
+		Date:     time.Now(),
+		Request:  &warc.Request{Method: http.MethodGet, URL: u, Header: http.Header{}},
+		Response: &warc.Response{StatusCode: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<title>Example</title>")},
+	}
 	if err := w.Record(context.Background(), x); err != nil {
 		log.Fatal(err)
 	}
@@ -38,11 +41,11 @@ func ExampleWriter() {
 		log.Fatal(err)
 	}
 
-	for page, err := range warc.ReadDir(context.Background(), dir, crawler.DefaultMaxBodyBytes) {
+	for x, err := range warc.ReadDir(context.Background(), dir, 1<<20) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(page.URL, page.StatusCode, string(page.Body))
+		fmt.Println(x.URL, x.Response.StatusCode, string(x.Response.Body))
 	}
 	// Output: https://example.com/ 200 <title>Example</title>
 }

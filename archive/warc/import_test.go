@@ -37,18 +37,18 @@ func writeSiteArchive(t *testing.T, dir string, n int) string {
 	}
 	for i := range n {
 		u := fmt.Sprintf("http://site.example/page/%d", i)
-		var x *crawler.Exchange
+		var x *warc.Exchange
 		switch {
 		case i%7 == 3:
-			x = exchange(u, 200, http.Header{"Content-Type": {"image/png"}}, nil, crawler.BodySkipped)
+			x = exchange(u, 200, http.Header{"Content-Type": {"image/png"}}, nil, warc.TruncatedUnspecified)
 		case i%11 == 5:
-			x = exchange(u, 404, htmlHeader(), nil, crawler.BodySkipped)
+			x = exchange(u, 404, htmlHeader(), nil, warc.TruncatedUnspecified)
 		default:
 			body := fmt.Sprintf("<title>page %d</title><p>%s</p>", i, strings.Repeat("words of the page ", 20))
 			for j := i + 1; j <= i+3; j++ {
 				body += fmt.Sprintf(`<a href="/page/%d">next</a>`, j)
 			}
-			x = exchange(u, 200, htmlHeader(), []byte(body), crawler.BodyWhole)
+			x = exchange(u, 200, htmlHeader(), []byte(body), "")
 		}
 		if err := w.Record(context.Background(), x); err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func archiveCounts(t *testing.T, dir string) (pages, skipped int, err error) {
 		if err != nil {
 			return pages, skipped, err
 		}
-		if p.StatusCode == 200 && strings.HasPrefix(p.Header.Get("Content-Type"), "text/html") {
+		if p.Response.StatusCode == 200 && strings.HasPrefix(p.Response.Header.Get("Content-Type"), "text/html") {
 			pages++
 		} else {
 			skipped++
@@ -178,7 +178,7 @@ func TestImportTruncatedArchive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := c.Import(context.Background(), warc.ReadDir(context.Background(), cut, crawler.DefaultMaxBodyBytes))
+		n, err := c.Import(context.Background(), crawler.WARCPages(warc.ReadDir(context.Background(), cut, crawler.DefaultMaxBodyBytes)))
 		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), filepath.Base(path)) {
 			t.Fatalf("run %d: import error %v, want the file's unexpected EOF", run, err)
 		}
@@ -194,7 +194,7 @@ func TestImportTruncatedArchive(t *testing.T) {
 
 		if run == 0 {
 			// The whole archive, into the same stores, completes them.
-			n, err := c.Import(context.Background(), warc.ReadDir(context.Background(), whole, crawler.DefaultMaxBodyBytes))
+			n, err := c.Import(context.Background(), crawler.WARCPages(warc.ReadDir(context.Background(), whole, crawler.DefaultMaxBodyBytes)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +230,7 @@ func TestImportStoppedReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := c.Import(context.Background(), warc.ReadDir(readCtx, dir, crawler.DefaultMaxBodyBytes))
+	n, err := c.Import(context.Background(), crawler.WARCPages(warc.ReadDir(readCtx, dir, crawler.DefaultMaxBodyBytes)))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("import error %v, want context.Canceled", err)
 	}

@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -16,8 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/linksrus/linksrus/crawler"
 )
 
 // Bounds on what a record's header may hold, so that a file of garbage
@@ -37,15 +36,15 @@ func IsWARC(name string) bool {
 
 // ReadDir iterates over the response records of the WARC files of dir (not
 // its subdirectories), file after file in the order of their names (the
-// order a Writer wrote them in), as crawler.FetchedPage values. A body
-// longer than maxBody is cut there and the page marked truncated, so that
-// no record, however large, takes more memory than that. Other records
+// order a Writer wrote them in), as Exchanges without their Request. A
+// body longer than maxBody is cut there (TruncatedLength), so that no
+// record, however large, takes more memory than that. Other records
 // (requests, metadata, warcinfo), responses that are not HTTP and HTTP
 // messages that do not parse are skipped. The first error ends the
 // iteration: a file that cannot be read, or input that is not WARC (a
 // truncated gzip stream among them), naming the file and the offset.
-func ReadDir(ctx context.Context, dir string, maxBody int64) iter.Seq2[*crawler.FetchedPage, error] {
-	return func(yield func(*crawler.FetchedPage, error) bool) {
+func ReadDir(ctx context.Context, dir string, maxBody int64) iter.Seq2[*Exchange, error] {
+	return func(yield func(*Exchange, error) bool) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			yield(nil, fmt.Errorf("warc: read directory: %w", err))
@@ -66,16 +65,16 @@ func ReadDir(ctx context.Context, dir string, maxBody int64) iter.Seq2[*crawler.
 	}
 }
 
-// readFile yields the pages of one file; it reports false if the
+// readFile yields the responses of one file; it reports false if the
 // iteration must stop.
-func readFile(ctx context.Context, path string, maxBody int64, yield func(*crawler.FetchedPage, error) bool) bool {
+func readFile(ctx context.Context, path string, maxBody int64, yield func(*Exchange, error) bool) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return yield(nil, fmt.Errorf("warc: open: %w", err))
 	}
 	defer f.Close()
-	for page, err := range Read(ctx, f, filepath.Base(path), maxBody) {
-		if !yield(page, err) || err != nil {
+	for x, err := range Read(ctx, f, filepath.Base(path), maxBody) {
+		if !yield(x, err) || err != nil {
 			return false
 		}
 	}
@@ -85,8 +84,8 @@ func readFile(ctx context.Context, path string, maxBody int64, yield func(*crawl
 // Read iterates over the response records of one WARC stream, as ReadDir
 // does for each file: gzipped (a member per record, or several records to
 // a member) or not. name names the stream in errors.
-func Read(ctx context.Context, r io.Reader, name string, maxBody int64) iter.Seq2[*crawler.FetchedPage, error] {
-	return func(yield func(*crawler.FetchedPage, error) bool) {
+func Read(ctx context.Context, r io.Reader, name string, maxBody int64) iter.Seq2[*Exchange, error] {
+	return func(yield func(*Exchange, error) bool) {
 		cr := &countingReader{r: r}
 		br := bufio.NewReaderSize(cr, maxLine)
 		rd := &recordReader{ctx: ctx, maxBody: maxBody}
@@ -124,7 +123,7 @@ func Read(ctx context.Context, r io.Reader, name string, maxBody int64) iter.Seq
 			}
 			// Every record of a member (or one, uncompressed).
 			for {
-				page, err := rd.next(src)
+				x, err := rd.next(src)
 				if errors.Is(err, io.EOF) {
 					break
 				}
@@ -132,7 +131,7 @@ func Read(ctx context.Context, r io.Reader, name string, maxBody int64) iter.Seq
 					fail(err)
 					return
 				}
-				if page != nil && !yield(page, nil) {
+				if x != nil && !yield(x, nil) {
 					return
 				}
 				if src == br {
@@ -160,10 +159,10 @@ type recordReader struct {
 	maxBody int64
 }
 
-// next reads one record from src and returns its page, or nil for a
+// next reads one record from src and returns its exchange, or nil for a
 // record that is not an HTTP response; io.EOF if src ends before a record
 // begins.
-func (rd *recordReader) next(src *bufio.Reader) (*crawler.FetchedPage, error) {
+func (rd *recordReader) next(src *bufio.Reader) (*Exchange, error) {
 	// Blank lines between records are tolerated, as other readers do.
 	var line []byte
 	for {
@@ -191,7 +190,7 @@ func (rd *recordReader) next(src *bufio.Reader) (*crawler.FetchedPage, error) {
 		return nil, fmt.Errorf("%w: bad Content-Length %q", ErrFormat, fields.Get("Content-Length"))
 	}
 	block := &io.LimitedReader{R: src, N: length}
-	page, err := rd.page(fields, block)
+	x, err := rd.exchange(fields, block)
 	if err != nil {
 		return nil, err
 	}
@@ -213,12 +212,12 @@ func (rd *recordReader) next(src *bufio.Reader) (*crawler.FetchedPage, error) {
 			break
 		}
 	}
-	return page, nil
+	return x, nil
 }
 
-// page returns the page of a record whose block is block, or nil if it is
-// not an HTTP response.
-func (rd *recordReader) page(fields http.Header, block io.Reader) (*crawler.FetchedPage, error) {
+// exchange returns the exchange of a record whose block is block, or nil
+// if it is not an HTTP response.
+func (rd *recordReader) exchange(fields http.Header, block io.Reader) (*Exchange, error) {
 	if !strings.EqualFold(fields.Get("WARC-Type"), "response") ||
 		!strings.HasPrefix(strings.ToLower(fields.Get("Content-Type")), "application/http") {
 		return nil, nil
@@ -253,23 +252,26 @@ func (rd *recordReader) page(fields http.Header, block io.Reader) (*crawler.Fetc
 	if err != nil {
 		return nil, nil // not an HTTP response: skipped
 	}
-	page := &crawler.FetchedPage{
-		URL:        target,
+	out := &Response{
+		Proto:      res.Proto,
 		StatusCode: res.StatusCode,
+		Status:     res.Status,
 		Header:     res.Header,
-		Truncated:  fields.Get("WARC-Truncated") != "",
-		FetchedAt:  date,
+		Truncated:  Truncation(fields.Get("WARC-Truncated")),
 	}
 	// One byte past the limit tells a body of exactly maxBody from a
 	// longer one.
-	page.Body, err = io.ReadAll(io.LimitReader(res.Body, rd.maxBody+1))
-	if err != nil {
-		page.Truncated = true // the message ends before its length or last chunk
+	out.Body, err = io.ReadAll(io.LimitReader(res.Body, rd.maxBody+1))
+	if err != nil && out.Truncated == "" {
+		// The message ends before its length or last chunk: cut by the
+		// tool that wrote it, which did not say why.
+		out.Truncated = TruncatedUnspecified
 	}
-	if int64(len(page.Body)) > rd.maxBody {
-		page.Body, page.Truncated = page.Body[:rd.maxBody], true
+	if int64(len(out.Body)) > rd.maxBody {
+		out.Body = out.Body[:rd.maxBody]
+		out.Truncated = cmp.Or(out.Truncated, TruncatedLength)
 	}
-	return page, nil
+	return &Exchange{URL: target, Date: date, Response: out}, nil
 }
 
 // readLine reads a line, ending in LF, of at most maxLine bytes.

@@ -11,12 +11,11 @@ import (
 	"testing"
 
 	"github.com/linksrus/linksrus/archive/warc"
-	"github.com/linksrus/linksrus/crawler"
 )
 
-// readAll reads every page of a stream, or the error that ended it.
-func readAll(data []byte, maxBody int64) ([]*crawler.FetchedPage, error) {
-	var pages []*crawler.FetchedPage
+// readAll reads every response of a stream, or the error that ended it.
+func readAll(data []byte, maxBody int64) ([]*warc.Exchange, error) {
+	var pages []*warc.Exchange
 	for p, err := range warc.Read(context.Background(), bytes.NewReader(data), "test", maxBody) {
 		if err != nil {
 			return pages, err
@@ -53,11 +52,11 @@ func TestReadForeignRecords(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(pages) < 2 || pages[0].URL != "http://a.example/" || string(pages[0].Body) != "<p>hi" || pages[0].StatusCode != 200 ||
-			pages[1].StatusCode != 404 || string(pages[1].Body) != "nope" || pages[0].FetchedAt.Year() != 2020 {
+		if len(pages) < 2 || pages[0].URL != "http://a.example/" || string(pages[0].Response.Body) != "<p>hi" || pages[0].Response.StatusCode != 200 ||
+			pages[1].Response.StatusCode != 404 || string(pages[1].Response.Body) != "nope" || pages[0].Date.Year() != 2020 {
 			t.Errorf("%s: pages %+v", name, pages)
 		}
-		if name == "plain" && (len(pages) != 3 || !pages[2].Truncated) {
+		if name == "plain" && (len(pages) != 3 || pages[2].Response.Truncated == "") {
 			t.Errorf("%s: %d pages, the last truncated: %+v", name, len(pages), pages[len(pages)-1])
 		}
 	}
@@ -103,7 +102,7 @@ func TestReadHugeRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pages) != 1 || len(pages[0].Body) != 1000 || !pages[0].Truncated {
+	if len(pages) != 1 || len(pages[0].Response.Body) != 1000 || pages[0].Response.Truncated == "" {
 		t.Fatalf("got %d pages: %+v", len(pages), pages)
 	}
 }
@@ -120,7 +119,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pages, _ := readAll(data, 64)
 		for _, p := range pages {
-			if len(p.Body) > 64 || p.URL == "" || p.Header == nil {
+			if len(p.Response.Body) > 64 || p.URL == "" || p.Response.Header == nil {
 				t.Fatalf("bad page %+v", p)
 			}
 		}

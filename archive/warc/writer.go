@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/linksrus/linksrus/crawler"
 )
 
 // DefaultMaxFileSize is the size at which a WARC file is closed and the
@@ -39,12 +37,16 @@ type Options struct {
 	// Prefix begins the files' names. Default: "linksrus".
 	Prefix string
 	// Software names the program in the warcinfo records. Default:
-	// crawler.DefaultUserAgent.
+	// DefaultSoftware.
 	Software string
 }
 
-// Writer writes the exchanges of a crawl to rotating WARC files (see the
-// package documentation). It is safe for concurrent use: records are
+// DefaultSoftware is the Options.Software of a Writer given none: the
+// name the linksrus crawler gives itself.
+const DefaultSoftware = "linksrus-crawler/1.0 (+https://github.com/linksrus/linksrus)"
+
+// Writer writes exchanges to rotating WARC files (see the package
+// documentation). It is safe for concurrent use: records are
 // written one exchange at a time.
 type Writer struct {
 	opts Options
@@ -81,22 +83,22 @@ func NewWriter(opts Options) (*Writer, error) {
 	}
 	opts.MaxFileSize = cmp.Or(opts.MaxFileSize, DefaultMaxFileSize)
 	opts.Prefix = cmp.Or(opts.Prefix, "linksrus")
-	opts.Software = cmp.Or(opts.Software, crawler.DefaultUserAgent)
+	opts.Software = cmp.Or(opts.Software, DefaultSoftware)
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: create directory: %w", err)
 	}
 	return &Writer{opts: opts}, nil
 }
 
-// Record implements crawler.Recorder: it writes x as a response record
-// and a request record (when x has its request) and indexes the response.
-func (w *Writer) Record(_ context.Context, x *crawler.Exchange) error {
+// Record writes x as a response record and a request record (when x has
+// its request) and indexes the response. It is safe to call concurrently.
+func (w *Writer) Record(_ context.Context, x *Exchange) error {
 	if x == nil || x.Response == nil {
 		return errors.New("warc: exchange without a response")
 	}
 	// Records are built outside the lock: digests cost more than writes
 	// (and SURT keys, at some microseconds, are not free either).
-	digest := digestOf(x.Body)
+	digest := digestOf(x.Response.Body)
 	key := SURT(x.URL)
 	res := responseRecord(x, digest)
 	var req *record
@@ -307,13 +309,11 @@ func digestOf(b ...[]byte) string {
 }
 
 // responseRecord builds the response record of x; its block holds the
-// status line and headers as Go has them, and the body as read.
-func responseRecord(x *crawler.Exchange, payloadDigest string) *record {
+// status line, the headers and the body.
+func responseRecord(x *Exchange, payloadDigest string) *record {
 	res := x.Response
 	var head bytes.Buffer
-	// The message is rebuilt from what Go exposes, in HTTP/1.1 form
-	// whatever the protocol: a "HTTP/2.0" status line is one that
-	// replay tools (pywb's warcio) may not take.
+	// HTTP/1.1 form whatever the protocol (see Response.Proto).
 	proto := res.Proto
 	if proto != "HTTP/1.0" {
 		proto = "HTTP/1.1"
@@ -327,35 +327,32 @@ func responseRecord(x *crawler.Exchange, payloadDigest string) *record {
 	_ = res.Header.WriteSubset(&head, map[string]bool{"Transfer-Encoding": true}) // a bytes.Buffer does not fail
 	head.WriteString("\r\n")
 
-	r := &record{typ: "response", id: newID(), date: x.FetchedAt, contentType: "application/http;msgtype=response"}
+	r := &record{typ: "response", id: newID(), date: x.Date, contentType: "application/http;msgtype=response"}
 	r.fields = append(r.fields,
 		[2]string{"WARC-Target-URI", x.URL},
-		[2]string{"WARC-Block-Digest", digestOf(head.Bytes(), x.Body)},
+		[2]string{"WARC-Block-Digest", digestOf(head.Bytes(), res.Body)},
 		[2]string{"WARC-Payload-Digest", payloadDigest})
-	switch x.Cut {
-	case crawler.BodyTruncated:
-		r.fields = append(r.fields, [2]string{"WARC-Truncated", "length"})
-	case crawler.BodySkipped:
-		r.fields = append(r.fields, [2]string{"WARC-Truncated", "unspecified"})
+	if res.Truncated != "" {
+		r.fields = append(r.fields, [2]string{"WARC-Truncated", string(res.Truncated)})
 	}
-	r.block = [][]byte{head.Bytes(), x.Body}
+	r.block = [][]byte{head.Bytes(), res.Body}
 	return r
 }
 
-// requestRecord builds the request record of x, concurrent to the
-// response record resID.
 // leftOutOfRequests are the request headers a request record leaves out:
 // Host, written first, and the credentials a request decorator may add,
 // which an archive (shared, published) must not give away.
 var leftOutOfRequests = map[string]bool{"Host": true, "Authorization": true, "Proxy-Authorization": true, "Cookie": true}
 
-func requestRecord(x *crawler.Exchange, resID string) *record {
+// requestRecord builds the request record of x, concurrent to the
+// response record resID.
+func requestRecord(x *Exchange, resID string) *record {
 	req := x.Request
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", oneLine(cmp.Or(req.Method, http.MethodGet)), oneLine(req.URL.RequestURI()), oneLine(req.URL.Host))
 	_ = req.Header.WriteSubset(&head, leftOutOfRequests)
 	head.WriteString("\r\n")
-	r := &record{typ: "request", id: newID(), date: x.FetchedAt, contentType: "application/http;msgtype=request"}
+	r := &record{typ: "request", id: newID(), date: x.Date, contentType: "application/http;msgtype=request"}
 	r.fields = append(r.fields,
 		[2]string{"WARC-Target-URI", x.URL},
 		[2]string{"WARC-Concurrent-To", "<" + resID + ">"},
@@ -365,7 +362,7 @@ func requestRecord(x *crawler.Exchange, resID string) *record {
 }
 
 // cdxjLine is the index line of a response record; key is its URL's SURT.
-func cdxjLine(x *crawler.Exchange, key, digest string, length, offset int64, file string) string {
+func cdxjLine(x *Exchange, key, digest string, length, offset int64, file string) string {
 	mime := x.Response.Header.Get("Content-Type")
 	mime, _, _ = strings.Cut(mime, ";")
 	fields := struct {
@@ -379,5 +376,5 @@ func cdxjLine(x *crawler.Exchange, key, digest string, length, offset int64, fil
 	}{x.URL, cmp.Or(strings.TrimSpace(mime), "unk"), strconv.Itoa(x.Response.StatusCode), strings.TrimPrefix(digest, "sha1:"),
 		strconv.FormatInt(length, 10), strconv.FormatInt(offset, 10), file}
 	js, _ := json.Marshal(fields) // strings only: cannot fail
-	return key + " " + x.FetchedAt.UTC().Format("20060102150405") + " " + string(js)
+	return key + " " + x.Date.UTC().Format("20060102150405") + " " + string(js)
 }

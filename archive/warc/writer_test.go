@@ -22,16 +22,16 @@ import (
 	"github.com/nlnwa/gowarc/v3"
 
 	"github.com/linksrus/linksrus/archive/warc"
-	"github.com/linksrus/linksrus/crawler"
 )
 
 // exchange makes an Exchange for a GET of rawURL answered with status,
 // headers and body.
-func exchange(rawURL string, status int, header http.Header, body []byte, cut crawler.BodyCut) *crawler.Exchange {
+func exchange(rawURL string, status int, header http.Header, body []byte, cut warc.Truncation) *warc.Exchange {
 	u, _ := url.Parse(rawURL)
-	req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{"User-Agent": {"test"}, "Accept-Encoding": {"gzip"}}}
-	res := &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), Proto: "HTTP/1.1", Header: header, Request: req}
-	return &crawler.Exchange{URL: rawURL, Request: req, Response: res, Body: body, Cut: cut, FetchedAt: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
+	req := &warc.Request{Method: http.MethodGet, URL: u, Header: http.Header{"User-Agent": {"test"}, "Accept-Encoding": {"gzip"}}}
+	res := &warc.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), Proto: "HTTP/1.1", Header: header,
+		Body: body, Truncated: cut}
+	return &warc.Exchange{URL: rawURL, Request: req, Response: res, Date: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
 }
 
 func htmlHeader() http.Header { return http.Header{"Content-Type": {"text/html; charset=utf-8"}} }
@@ -63,11 +63,11 @@ func TestRoundTrip(t *testing.T) {
 	zipped := gz([]byte("<title>z</title>"))
 	zh := htmlHeader()
 	zh.Set("Content-Encoding", "gzip")
-	xs := []*crawler.Exchange{
-		exchange("http://example.com/", 200, htmlHeader(), []byte("<title>home</title>"), crawler.BodyWhole),
-		exchange("http://example.com/z", 200, zh, zipped, crawler.BodyWhole),
-		exchange("http://example.com/big", 200, htmlHeader(), []byte("<p>cut"), crawler.BodyTruncated),
-		exchange("http://example.com/moved", 301, http.Header{"Location": {"/"}}, nil, crawler.BodySkipped),
+	xs := []*warc.Exchange{
+		exchange("http://example.com/", 200, htmlHeader(), []byte("<title>home</title>"), ""),
+		exchange("http://example.com/z", 200, zh, zipped, ""),
+		exchange("http://example.com/big", 200, htmlHeader(), []byte("<p>cut"), warc.TruncatedLength),
+		exchange("http://example.com/moved", 301, http.Header{"Location": {"/"}}, nil, warc.TruncatedUnspecified),
 	}
 	for _, x := range xs {
 		if err := w.Record(context.Background(), x); err != nil {
@@ -226,7 +226,7 @@ func TestRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := w.Record(context.Background(), exchange(fmt.Sprintf("http://example.com/%d", i), 200, htmlHeader(), []byte("<p>x"), crawler.BodyWhole)); err != nil {
+		if err := w.Record(context.Background(), exchange(fmt.Sprintf("http://example.com/%d", i), 200, htmlHeader(), []byte("<p>x"), "")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +275,7 @@ func TestConcurrentRecords(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 20 {
-				x := exchange(fmt.Sprintf("http://example.com/%d/%d", g, i), 200, htmlHeader(), bytes.Repeat([]byte("<p>x"), i), crawler.BodyWhole)
+				x := exchange(fmt.Sprintf("http://example.com/%d/%d", g, i), 200, htmlHeader(), bytes.Repeat([]byte("<p>x"), i), "")
 				if err := w.Record(context.Background(), x); err != nil {
 					t.Error(err)
 				}
@@ -309,7 +309,7 @@ func TestWriterErrors(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Record(context.Background(), exchange("http://example.com/", 200, htmlHeader(), nil, crawler.BodyWhole)); err == nil {
+	if err := w.Record(context.Background(), exchange("http://example.com/", 200, htmlHeader(), nil, "")); err == nil {
 		t.Error("no error after Close")
 	}
 }
@@ -322,7 +322,7 @@ func TestRequestRecordsLeaveOutCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := exchange("http://example.com/private", 200, htmlHeader(), []byte("<p>hi</p>"), crawler.BodyWhole)
+	x := exchange("http://example.com/private", 200, htmlHeader(), []byte("<p>hi</p>"), "")
 	x.Request.Header.Set("Authorization", "Bearer s3cret-token")
 	x.Request.Header.Set("Proxy-Authorization", "Basic cHJveHk6czNjcmV0")
 	x.Request.Header.Set("Cookie", "session=s3cret-cookie")
@@ -367,15 +367,15 @@ func TestWriterBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := exchange("http://example.com/old", 200, htmlHeader(), []byte("<p>old"), crawler.BodyWhole)
+	old := exchange("http://example.com/old", 200, htmlHeader(), []byte("<p>old"), "")
 	old.Response.Proto, old.Response.Status = "HTTP/1.0", ""
-	h2 := exchange("http://example.com/h2", 404, http.Header{"X-Broken": {"a\r\nInjected: yes"}}, nil, crawler.BodySkipped)
+	h2 := exchange("http://example.com/h2", 404, http.Header{"X-Broken": {"a\r\nInjected: yes"}}, nil, warc.TruncatedUnspecified)
 	h2.Response.Proto = "HTTP/2.0"
 	h2.Request.Method = ""
 	h2.Request.Header.Set("X-Line", "b\nc")
-	alone := exchange("http://example.com/alone", 200, htmlHeader(), []byte("<p>cut"), crawler.BodyTruncated)
-	alone.Request, alone.Response.Request = nil, nil
-	for _, x := range []*crawler.Exchange{old, h2, alone} {
+	alone := exchange("http://example.com/alone", 200, htmlHeader(), []byte("<p>cut"), warc.TruncatedLength)
+	alone.Request = nil
+	for _, x := range []*warc.Exchange{old, h2, alone} {
 		if err := w.Record(context.Background(), x); err != nil {
 			t.Fatal(err)
 		}

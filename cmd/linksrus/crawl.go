@@ -339,7 +339,7 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		if err != nil {
 			return fmt.Errorf("--warc: %w", err)
 		}
-		opts.Recorder = archive
+		opts.Recorder = crawler.WARCRecorder(archive)
 	}
 	e, err := engine.New(opts)
 	if err != nil {

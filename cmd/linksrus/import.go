@@ -131,7 +131,7 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	n, err := c.Import(ctx, warc.ReadDir(readCtx, dir, o.maxBody))
+	n, err := c.Import(ctx, crawler.WARCPages(warc.ReadDir(readCtx, dir, o.maxBody)))
 	fmt.Fprintf(env.stdout, "imported %d pages from %s (%d responses skipped)\n", n, dir, skipped.Load())
 	if a := abandoned.Load(); a > 0 {
 		// Not counted above; some may be stored in part.

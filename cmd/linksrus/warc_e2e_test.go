@@ -135,7 +135,7 @@ func TestCrawlToWARCThenImport(t *testing.T) {
 			t.Fatal(err)
 		}
 		archived[strings.TrimPrefix(p.URL, site.URL)] = true
-		if p.Header.Get("Content-Encoding") == "gzip" {
+		if p.Response.Header.Get("Content-Encoding") == "gzip" {
 			gzipped++
 		}
 	}
@@ -204,22 +204,22 @@ func writeSiteWARC(t *testing.T, dir string, n int) string {
 	}
 	for i := range n {
 		u, _ := url.Parse(fmt.Sprintf("http://site.example/page/%d", i))
-		req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
-		res := &http.Response{StatusCode: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html"}}, Request: req}
-		x := &crawler.Exchange{URL: u.String(), Request: req, Response: res, FetchedAt: time.Date(2026, 11, 24, 12, 0, i, 0, time.UTC)}
+		req := &warc.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
+		res := &warc.Response{StatusCode: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html"}}}
+		x := &warc.Exchange{URL: u.String(), Request: req, Response: res, Date: time.Date(2026, 11, 24, 12, 0, i, 0, time.UTC)}
 		switch {
 		case i%7 == 3:
 			res.Header.Set("Content-Type", "image/png")
-			x.Cut = crawler.BodySkipped
+			res.Truncated = warc.TruncatedUnspecified
 		case i%11 == 5:
 			res.StatusCode = 404
-			x.Cut = crawler.BodySkipped
+			res.Truncated = warc.TruncatedUnspecified
 		default:
 			body := fmt.Sprintf("<title>page %d</title><p>%s</p>", i, strings.Repeat("words of the page ", 20))
 			for j := i + 1; j <= i+3; j++ {
 				body += fmt.Sprintf(`<a href="/page/%d">next</a>`, j)
 			}
-			x.Body = []byte(body)
+			res.Body = []byte(body)
 		}
 		res.Status = fmt.Sprintf("%d %s", res.StatusCode, http.StatusText(res.StatusCode))
 		if err := w.Record(context.Background(), x); err != nil {
@@ -278,7 +278,7 @@ func TestImportTruncatedWARC(t *testing.T) {
 		if err != nil {
 			break
 		}
-		if p.StatusCode == 200 && p.Header.Get("Content-Type") == "text/html" {
+		if p.Response.StatusCode == 200 && p.Response.Header.Get("Content-Type") == "text/html" {
 			pages++
 		} else {
 			skipped++
@@ -350,7 +350,7 @@ func TestInterruptedImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.StatusCode == 200 && p.Header.Get("Content-Type") == "text/html" {
+		if p.Response.StatusCode == 200 && p.Response.Header.Get("Content-Type") == "text/html" {
 			before++
 		}
 	}
