@@ -67,4 +67,10 @@
 // started still use the stage's channels, must mark processed every payload
 // it abandons, and must not close any of the channels. Statistics are kept
 // only by the built-in runners.
+//
+// # Dependencies
+//
+// The package is a product of its own, usable without the crawler: of this
+// module it imports only internal/ctxtime, the module's one sleep (Retry's
+// back-off, which ends with the run's context).
 package pipeline
