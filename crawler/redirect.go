@@ -202,7 +202,7 @@ func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) 
 			f.park(p, host, time.Now().Add(wait))
 			return nil, parked
 		}
-		if err := sleep(fctx, wait); err != nil {
+		if err := waitToRetry(fctx, wait); err != nil {
 			f.failed(ctx, p, err)
 			return nil, stopped
 		}

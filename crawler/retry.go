@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/internal/ctxtime"
 )
 
 // Defaults for the RetryPolicy fields left zero.
@@ -166,7 +167,7 @@ func (g *RetryingGetter) Do(req *http.Request) (*http.Response, error) {
 		if res != nil {
 			drain(res.Body) // before waiting: frees the connection
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := waitToRetry(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
@@ -309,14 +310,12 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return max(t.Sub(now), 0), true
 }
 
-// sleep waits for d or until ctx is done, whichever comes first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+// waitToRetry waits d before another attempt, or until ctx ends: then it
+// returns why ctx ended (its cause, which the caller of a fetch may have
+// set), wrapped.
+func waitToRetry(ctx context.Context, d time.Duration) error {
+	if ctxtime.Sleep(ctx, d) != nil {
 		return fmt.Errorf("crawler: wait to retry: %w", context.Cause(ctx))
 	}
+	return nil
 }

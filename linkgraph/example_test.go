@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,4 +114,51 @@ func ExampleGraph_Links() {
 	}
 	fmt.Println(total)
 	// Output: 3
+}
+
+// Links visits a range's IDs in CompareIDs order, so code that splits the
+// ID space (here in two halves, as two processes would share a crawl)
+// decides with CompareIDs which range an ID falls in.
+func ExampleCompareIDs() {
+	g, err := linkgraph.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+	for i := range 50 {
+		if err := g.UpsertLink(&linkgraph.Link{URL: fmt.Sprintf("https://example.com/%d", i)}); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	half := uuid.UUID{0x80} // 80000000-0000-0000-0000-000000000000
+	ranges := [][2]uuid.UUID{{uuid.Nil, half}, {half, uuid.Nil}}
+	var all []uuid.UUID
+	inRange := true
+	for _, r := range ranges {
+		it, err := g.Links(r[0], r[1], time.Now())
+		if err != nil {
+			log.Fatal(err)
+		}
+		for it.Next() {
+			id := it.Link().ID
+			all = append(all, id)
+			if linkgraph.CompareIDs(r[0], id) > 0 || r[1] != uuid.Nil && linkgraph.CompareIDs(id, r[1]) >= 0 {
+				inRange = false
+			}
+		}
+		if err := it.Error(); err != nil {
+			log.Fatal(err)
+		}
+		if err := it.Close(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println("links:", len(all))
+	fmt.Println("each in its range:", inRange)
+	fmt.Println("in CompareIDs order:", slices.IsSortedFunc(all, linkgraph.CompareIDs))
+	// Output:
+	// links: 50
+	// each in its range: true
+	// in CompareIDs order: true
 }

@@ -1,6 +1,7 @@
 package linkgraph
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/google/uuid"
@@ -68,8 +69,8 @@ import (
 // # Ranges
 //
 // Links and Edges visit the IDs in the half-open range [fromID, toID) in
-// byte-wise order of the 16 bytes of the UUID, which is also how PostgreSQL
-// orders the uuid type. A toID of uuid.Nil means "no upper
+// byte-wise order of the 16 bytes of the UUID (CompareIDs), which is also
+// how PostgreSQL orders the uuid type. A toID of uuid.Nil means "no upper
 // bound", so Links(uuid.Nil, uuid.Nil, t) visits the whole graph and the
 // last partition of a split can reach uuid.Max. A non-nil toID that is not
 // above fromID gives an empty range.
@@ -128,3 +129,15 @@ type Graph interface {
 	// after Close return errors; iterators must be closed before the graph.
 	Close() error
 }
+
+// CompareIDs orders link IDs as the graph does (Graph, "Ranges"): byte-wise
+// over the 16 bytes of the UUID. It returns -1 when a comes before b, +1
+// when after, and 0 when they are equal. Links visits IDs, and Edges the
+// edges' Src IDs, in this order, and an ID is in the range [fromID, toID)
+// when CompareIDs(fromID, id) <= 0 and, unless toID is uuid.Nil,
+// CompareIDs(id, toID) < 0.
+//
+// Code that sorts, merges or splits IDs alongside a graph (a crawl split
+// into ID ranges, a batch sorted into the order its rows are locked in)
+// uses it so that its order is the graph's.
+func CompareIDs(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }

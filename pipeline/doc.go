@@ -67,4 +67,20 @@
 // started still use the stage's channels, must mark processed every payload
 // it abandons, and must not close any of the channels. Statistics are kept
 // only by the built-in runners.
+//
+// # Dependencies
+//
+// The package is a product of its own, usable without the crawler: of this
+// module it imports only internal/ctxtime, the module's one sleep (Retry's
+// back-off, which ends with the run's context).
+//
+// Of other modules it imports github.com/hashicorp/go-multierror, in one
+// place: a run's stage errors are joined into the *multierror.Error that
+// Process returns (see Running). That type is Process's documented result:
+// its Errors field lists every error of the run, first reported first, for
+// a caller to walk or count, and this package gives it a one-line message.
+// errors.Join, which the rest of the module uses to join errors, serves
+// errors.Is and errors.As as well, but its result has no type for Process
+// to document and a caller to assert, and its message takes one line per
+// error.
 package pipeline

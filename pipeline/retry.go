@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/linksrus/linksrus/internal/ctxtime"
 )
 
 // RetryPolicy configures Retry. The zero value retries every error up to 3
@@ -104,24 +106,9 @@ func Retry(proc Processor, policy RetryPolicy) Processor {
 			case attempt == policy.MaxAttempts:
 				return nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, attempt, err)
 			}
-			if werr := sleep(ctx, policy.backoff(attempt)); werr != nil {
+			if werr := ctxtime.Sleep(ctx, policy.backoff(attempt)); werr != nil {
 				return nil, fmt.Errorf("retry stopped after %d attempts: %w", attempt, errors.Join(werr, err))
 			}
 		}
 	})
-}
-
-// sleep waits for d unless ctx is done first, and then returns ctx.Err().
-func sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

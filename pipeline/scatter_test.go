@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
@@ -166,13 +167,11 @@ func TestScatterGatherErrors(t *testing.T) {
 			}}
 			var canceled atomic.Bool
 			slow := pipeline.BatchProcessorFunc(func(ctx context.Context, _ []pipeline.Payload) error {
-				select {
-				case <-ctx.Done():
+				if err := ctxtime.Sleep(ctx, 20*time.Millisecond); err != nil {
 					canceled.Store(true)
-					return ctx.Err()
-				case <-time.After(20 * time.Millisecond):
-					return nil
+					return err
 				}
+				return nil
 			})
 			p := pipeline.New(pipeline.ScatterGather([]pipeline.BatchProcessor{slow, bad}, 4, time.Millisecond, 1))
 			err := p.Process(context.Background(), &sliceSource{l: &l, n: 1000}, &collectSink{})

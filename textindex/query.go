@@ -67,7 +67,8 @@ func (t QueryType) String() string {
 // and relevance is the backend's text relevance of the document for the
 // query (BM25 for the memory and sqlite backends, ts_rank for postgres); a
 // title counts as part of the text. Documents with equal scores are ordered
-// by LinkID (byte order), so that paging with Offset is stable as long as the
+// by LinkID, in the link graph's ID order (linkgraph.CompareIDs: byte
+// order), so that paging with Offset is stable as long as the
 // index does not change between pages. Because relevance is not normalised,
 // PageRank (a probability, usually far below 1) mostly breaks ties between
 // documents that are about equally relevant rather than overriding

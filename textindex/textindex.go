@@ -43,7 +43,6 @@
 package textindex
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
@@ -54,6 +53,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 var (
@@ -171,7 +171,7 @@ func compareCanonical(ar bool, au string, aid uuid.UUID, br bool, bu string, bid
 	case au != bu:
 		return strings.Compare(au, bu)
 	}
-	return bytes.Compare(aid[:], bid[:])
+	return linkgraph.CompareIDs(aid, bid)
 }
 
 // Timestamp returns t as every index backend stores it: UTC, truncated to

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // partition is the share of the UUID space that one of N cooperating
@@ -46,10 +46,10 @@ func parsePartition(s string) (partition, error) {
 
 // contains reports whether id is in the partition.
 func (p partition) contains(id uuid.UUID) bool {
-	if bytes.Compare(id[:], p.from[:]) < 0 {
+	if linkgraph.CompareIDs(id, p.from) < 0 {
 		return false
 	}
-	return p.to == uuid.Nil || bytes.Compare(id[:], p.to[:]) < 0
+	return p.to == uuid.Nil || linkgraph.CompareIDs(id, p.to) < 0
 }
 
 func (p partition) String() string {

@@ -16,6 +16,7 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -407,11 +408,7 @@ func (r *Run) partitionRefill(ctx context.Context) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		t := time.NewTimer(poll)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if ctxtime.Sleep(ctx, poll) != nil {
 			return false
 		}
 	}

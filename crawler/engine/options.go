@@ -66,10 +66,10 @@ func (p *Partition) Contains(id uuid.UUID) bool {
 	if p == nil {
 		return true
 	}
-	if compareIDs(id, p.From) < 0 {
+	if linkgraph.CompareIDs(id, p.From) < 0 {
 		return false
 	}
-	return p.To == uuid.Nil || compareIDs(id, p.To) < 0
+	return p.To == uuid.Nil || linkgraph.CompareIDs(id, p.To) < 0
 }
 
 // Options configure an Engine. Only Graph is required; every other zero

@@ -1,11 +1,6 @@
 package engine
 
-import (
-	"bytes"
-	"hash/maphash"
-
-	"github.com/google/uuid"
-)
+import "hash/maphash"
 
 // seenSet records the URLs claimed in a run (links queued, and redirect
 // targets followed), by a 64-bit hash of the URL: two URLs of one crawl
@@ -122,6 +117,3 @@ func (t *seenShard) grow() {
 		}
 	}
 }
-
-// compareIDs orders UUIDs as the link graph does: byte-wise.
-func compareIDs(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -457,7 +458,7 @@ func (s *sharedSource) listen(ctx context.Context, notified chan<- struct{}) {
 		if err != nil {
 			if ctx.Err() == nil {
 				slog.Warn("shared crawl: waiting for work", "err", err)
-				_ = sleepCtx(ctx, claimPollMax)
+				_ = ctxtime.Sleep(ctx, claimPollMax)
 			}
 			continue
 		}
@@ -891,15 +892,4 @@ func (g sharedRedirectGate) AdmitRedirect(ctx context.Context, u *url.URL) error
 		}
 	}
 	return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, queued for the process that holds %s", u, u.Host))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

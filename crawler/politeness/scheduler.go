@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/linksrus/linksrus/internal/ctxtime"
 )
 
 // Defaults of Options.
@@ -284,12 +286,12 @@ func (s *Scheduler[T]) Next(ctx context.Context) (*Lease[T], error) {
 			return nil, ErrClosed
 		}
 		wait := s.waitChan()
-		var d time.Duration = -1
+		d := ctxtime.Forever
 		if len(s.waiting) > 0 {
 			d = s.waiting[0].nextStart.Sub(now)
 		}
 		s.mu.Unlock()
-		if err := sleep(ctx, wait, d); err != nil {
+		if err := ctxtime.SleepOrWake(ctx, wait, d); err != nil {
 			return nil, fmt.Errorf("politeness: next: %w", err)
 		}
 	}
@@ -320,12 +322,12 @@ func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func()
 			h.acquiring++
 		}
 		wait := s.waitChan()
-		var d time.Duration = -1
+		d := ctxtime.Forever
 		if h.inFlight < s.opts.MaxInFlight {
 			d = h.nextStart.Sub(now)
 		}
 		s.mu.Unlock()
-		if err := sleep(ctx, wait, d); err != nil {
+		if err := ctxtime.SleepOrWake(ctx, wait, d); err != nil {
 			s.mu.Lock()
 			h.acquiring--
 			s.schedule(h, time.Now())
@@ -615,24 +617,5 @@ func (s *Scheduler[T]) sweep(now time.Time) {
 			now.Sub(h.idleSince) >= s.opts.IdleTTL && !now.Before(h.nextStart) {
 			delete(s.hosts, name)
 		}
-	}
-}
-
-// sleep waits until wait is closed, d elapses (never if d < 0) or ctx ends,
-// returning ctx's error in the last case.
-func sleep(ctx context.Context, wait <-chan struct{}, d time.Duration) error {
-	var timer <-chan time.Time
-	if d >= 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timer = t.C
-	}
-	select {
-	case <-wait:
-		return nil
-	case <-timer:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/linksrus/linksrus/internal/ctxtime"
 )
 
 // Shape of the connection-reset response: the declared length and the part
@@ -39,12 +41,7 @@ func (s *Server) serveConnectionReset(w http.ResponseWriter, r *http.Request) {
 	if err != nil || brw.Flush() != nil {
 		return
 	}
-	t := time.NewTimer(resetDelay)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-	case <-t.C:
-	}
+	_ = ctxtime.Sleep(r.Context(), resetDelay)
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}

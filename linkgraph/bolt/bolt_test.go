@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"errors"
 	"net/url"
 	"path/filepath"
@@ -147,10 +146,10 @@ func TestNewLinkIDsAreTimeOrdered(t *testing.T) {
 			if l.ID.Version() != 7 {
 				t.Fatalf("link %s has a version %d ID", l.URL, l.ID.Version())
 			}
-			if bytes.Compare(l.ID[:], prev[:]) <= 0 {
+			if linkgraph.CompareIDs(l.ID, prev) <= 0 {
 				t.Fatalf("link %s: ID %s does not sort after the earlier batches' %s", l.URL, l.ID, prev)
 			}
-			if bytes.Compare(l.ID[:], greatest[:]) > 0 {
+			if linkgraph.CompareIDs(l.ID, greatest) > 0 {
 				greatest = l.ID
 			}
 		}

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -47,10 +46,10 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		if c := bytes.Compare(b.Keys[x].Src[:], b.Keys[y].Src[:]); c != 0 {
+		if c := linkgraph.CompareIDs(b.Keys[x].Src, b.Keys[y].Src); c != 0 {
 			return c
 		}
-		return bytes.Compare(b.Keys[x].Dst[:], b.Keys[y].Dst[:])
+		return linkgraph.CompareIDs(b.Keys[x].Dst, b.Keys[y].Dst)
 	})
 	stored := make([]int64, len(b.Keys)) // in the order of order
 	err = g.db.update(func(tx *bbolt.Tx) error {
@@ -209,7 +208,7 @@ func (g *Graph) RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error {
 	// Sorted, so that the records are rewritten in key order (see
 	// upsertLinks on bbolt and random-order writes).
 	ids := slices.Clone(fromIDs)
-	slices.SortFunc(ids, graphutil.Compare)
+	slices.SortFunc(ids, linkgraph.CompareIDs)
 	ids = slices.Compact(ids)
 	err := g.db.update(func(tx *bbolt.Tx) error {
 		out := tx.Bucket(bucketOut)

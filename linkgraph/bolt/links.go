@@ -103,7 +103,7 @@ func (g *Graph) upsertLinks(links []*linkgraph.Link) error {
 			puts = append(puts, linkPut{id, encodeLink(b.RetrievedAt[i], u, b.ETag[i], b.LastModified[i])})
 			stored[i] = linkgraph.Link{ID: id, URL: u, RetrievedAt: b.RetrievedAt[i], ETag: b.ETag[i], LastModified: b.LastModified[i]}
 		}
-		slices.SortFunc(puts, func(x, y linkPut) int { return bytes.Compare(x.id[:], y.id[:]) })
+		slices.SortFunc(puts, func(x, y linkPut) int { return linkgraph.CompareIDs(x.id, y.id) })
 		for _, p := range puts {
 			if err := linksB.Put(p.id[:], p.val); err != nil {
 				return fmt.Errorf("write link %s: %w", p.id, err)

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -164,10 +163,10 @@ func TestEdgesOfLargeRecordAcrossPages(t *testing.T) {
 		}
 	}
 	slices.SortFunc(want, func(a, b linkgraph.Edge) int {
-		if c := bytes.Compare(a.Src[:], b.Src[:]); c != 0 {
+		if c := linkgraph.CompareIDs(a.Src, b.Src); c != 0 {
 			return c
 		}
-		return bytes.Compare(a.Dst[:], b.Dst[:])
+		return linkgraph.CompareIDs(a.Dst, b.Dst)
 	})
 	it, err := g.Edges(uuid.Nil, uuid.Nil, t0.Add(time.Minute))
 	if err != nil {

@@ -144,24 +144,28 @@ func testEdgeRangeAndTimeFilter(t *testing.T, g linkgraph.Graph) {
 		copy(k[16:], e.Dst[:])
 		return k
 	}
-	cmpEdge := func(a, b *linkgraph.Edge) int {
-		ka, kb := key(a), key(b)
-		return slices.Compare(ka[:], kb[:])
+	// The graph's (Src, Dst) order.
+	cmpKey := func(a, b [32]byte) int {
+		if c := linkgraph.CompareIDs(uuid.UUID(a[:16]), uuid.UUID(b[:16])); c != 0 {
+			return c
+		}
+		return linkgraph.CompareIDs(uuid.UUID(a[16:]), uuid.UUID(b[16:]))
 	}
+	cmpEdge := func(a, b *linkgraph.Edge) int { return cmpKey(key(a), key(b)) }
 	var want [][32]byte
 	for _, e := range edges {
 		if e.UpdatedAt.Before(micro(base.Add(3 * time.Minute))) {
 			want = append(want, key(e))
 		}
 	}
-	slices.SortFunc(want, func(a, b [32]byte) int { return slices.Compare(a[:], b[:]) })
+	slices.SortFunc(want, cmpKey)
 
 	for _, n := range []int{1, 5} {
 		var got [][32]byte
 		for _, r := range partitionBounds(n) {
 			part := collectEdges(t, g, r[0], r[1], micro(base.Add(3*time.Minute)))
 			for i, e := range part {
-				if cmpUUID(e.Src, r[0]) < 0 || (r[1] != uuid.Nil && cmpUUID(e.Src, r[1]) >= 0) {
+				if linkgraph.CompareIDs(e.Src, r[0]) < 0 || (r[1] != uuid.Nil && linkgraph.CompareIDs(e.Src, r[1]) >= 0) {
 					t.Fatalf("partition [%s, %s) returned an edge from %s", r[0], r[1], e.Src)
 				}
 				if i > 0 && cmpEdge(part[i-1], e) >= 0 {

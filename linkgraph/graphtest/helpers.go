@@ -97,16 +97,12 @@ func collectEdges(t *testing.T, g linkgraph.Graph, from, to uuid.UUID, before ti
 	return out
 }
 
-func cmpUUID(a, b uuid.UUID) int {
-	return slices.Compare(a[:], b[:])
-}
-
 func sortedIDs(links []*linkgraph.Link) []uuid.UUID {
 	ids := make([]uuid.UUID, len(links))
 	for i, l := range links {
 		ids[i] = l.ID
 	}
-	slices.SortFunc(ids, cmpUUID)
+	slices.SortFunc(ids, linkgraph.CompareIDs)
 	return ids
 }
 

@@ -232,10 +232,10 @@ func testLinkRangePartitioning(t *testing.T, g linkgraph.Graph) {
 		for _, r := range partitionBounds(n) {
 			part := collectLinks(t, g, r[0], r[1], base.Add(time.Second))
 			for i, l := range part {
-				if cmpUUID(l.ID, r[0]) < 0 || (r[1] != uuid.Nil && cmpUUID(l.ID, r[1]) >= 0) {
+				if linkgraph.CompareIDs(l.ID, r[0]) < 0 || (r[1] != uuid.Nil && linkgraph.CompareIDs(l.ID, r[1]) >= 0) {
 					t.Fatalf("partition [%s, %s) returned %s", r[0], r[1], l.ID)
 				}
-				if i > 0 && cmpUUID(part[i-1].ID, l.ID) >= 0 {
+				if i > 0 && linkgraph.CompareIDs(part[i-1].ID, l.ID) >= 0 {
 					t.Fatalf("partition [%s, %s) not in byte-wise ID order: %s before %s", r[0], r[1], part[i-1].ID, l.ID)
 				}
 				got = append(got, l.ID)

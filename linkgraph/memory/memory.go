@@ -216,7 +216,7 @@ func (g *Graph) Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgr
 		}
 	}
 	g.mu.RUnlock()
-	slices.SortFunc(out, func(a, b linkgraph.Link) int { return graphutil.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b linkgraph.Link) int { return linkgraph.CompareIDs(a.ID, b.ID) })
 	return &linkIterator{links: out, pos: -1}, nil
 }
 
@@ -345,10 +345,10 @@ func (g *Graph) Edges(fromID, toID uuid.UUID, updatedBefore time.Time) (linkgrap
 	}
 	g.mu.RUnlock()
 	slices.SortFunc(out, func(a, b linkgraph.Edge) int {
-		if c := graphutil.Compare(a.Src, b.Src); c != 0 {
+		if c := linkgraph.CompareIDs(a.Src, b.Src); c != 0 {
 			return c
 		}
-		return graphutil.Compare(a.Dst, b.Dst)
+		return linkgraph.CompareIDs(a.Dst, b.Dst)
 	})
 	return &edgeIterator{edges: out, pos: -1}, nil
 }

@@ -1,7 +1,6 @@
 package memory_test
 
 import (
-	"bytes"
 	"runtime"
 	"slices"
 	"sync"
@@ -288,8 +287,8 @@ func TestEdgesWhileWriting(t *testing.T) {
 			var prev *linkgraph.Edge
 			for it.Next() {
 				e := it.Edge()
-				if prev != nil && (bytes.Compare(prev.Src[:], e.Src[:]) > 0 ||
-					prev.Src == e.Src && bytes.Compare(prev.Dst[:], e.Dst[:]) >= 0) {
+				if prev != nil && (linkgraph.CompareIDs(prev.Src, e.Src) > 0 ||
+					prev.Src == e.Src && linkgraph.CompareIDs(prev.Dst, e.Dst) >= 0) {
 					t.Errorf("edge %s -> %s listed after %s -> %s", e.Src, e.Dst, prev.Src, prev.Dst)
 				}
 				prev = e

@@ -95,7 +95,7 @@ func (q *Queue) Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error
 	// Sorted by ID, so that concurrent batches lock queue rows in one
 	// order; the hosts are locked in name order by the statement.
 	links = slices.Clone(links)
-	slices.SortFunc(links, func(a, b linkgraph.QueuedLink) int { return compareUUID(a.ID, b.ID) })
+	slices.SortFunc(links, func(a, b linkgraph.QueuedLink) int { return linkgraph.CompareIDs(a.ID, b.ID) })
 	links = slices.CompactFunc(links, func(a, b linkgraph.QueuedLink) bool { return a.ID == b.ID })
 	ids := make(uuidArray, len(links))
 	hosts := make(textArray, len(links))
@@ -299,7 +299,7 @@ func (q *Queue) Done(ctx context.Context, ids []uuid.UUID) error {
 		return nil
 	}
 	ids = slices.Clone(ids)
-	slices.SortFunc(ids, compareUUID)
+	slices.SortFunc(ids, linkgraph.CompareIDs)
 	return q.exec(ctx, "remove handled links", func(ctx context.Context) error {
 		_, err := q.g.pool.Exec(ctx, "DELETE FROM crawl_queue WHERE link_id = ANY($1::UUID[])", rawUUIDs(ids))
 		return err
@@ -442,15 +442,6 @@ func (q *Queue) Close() error {
 		q.listen = nil
 	}
 	return nil
-}
-
-func compareUUID(a, b uuid.UUID) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return int(a[i]) - int(b[i])
-		}
-	}
-	return 0
 }
 
 // rawUUIDs returns ids as a UUID[] parameter (see uuidArray); a

@@ -99,10 +99,10 @@ func (g *Graph) upsertEdges(edges []*linkgraph.Edge) error {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		if c := graphutil.Compare(b.Keys[x].Src, b.Keys[y].Src); c != 0 {
+		if c := linkgraph.CompareIDs(b.Keys[x].Src, b.Keys[y].Src); c != 0 {
 			return c
 		}
-		return graphutil.Compare(b.Keys[x].Dst, b.Keys[y].Dst)
+		return linkgraph.CompareIDs(b.Keys[x].Dst, b.Keys[y].Dst)
 	})
 	n := len(order)
 	// Plain [16]byte rather than uuid.UUID: pgx encodes the latter through

@@ -64,6 +64,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -162,12 +163,8 @@ func retry(ctx context.Context, op func(context.Context) error) error {
 		}
 		sleep := backoff/2 + rand.N(backoff)
 		backoff = min(2*backoff, time.Second)
-		t := time.NewTimer(sleep)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%w (retrying after: %w)", ctx.Err(), err)
-		case <-t.C:
+		if cerr := ctxtime.Sleep(ctx, sleep); cerr != nil {
+			return fmt.Errorf("%w (retrying after: %w)", cerr, err)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -307,7 +306,7 @@ func TestEdgeListsPagedAndConcurrent(t *testing.T) {
 	}
 	for i := 1; i < len(got); i++ {
 		p, e := got[i-1], got[i]
-		if c := bytes.Compare(p.Src[:], e.Src[:]); c > 0 || c == 0 && bytes.Compare(p.Dst[:], e.Dst[:]) >= 0 {
+		if c := linkgraph.CompareIDs(p.Src, e.Src); c > 0 || c == 0 && linkgraph.CompareIDs(p.Dst, e.Dst) >= 0 {
 			t.Fatalf("edge %d (%s -> %s) after (%s -> %s): not in (source, destination) order", i, e.Src, e.Dst, p.Src, p.Dst)
 		}
 	}

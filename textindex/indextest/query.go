@@ -1,7 +1,6 @@
 package indextest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -244,9 +244,8 @@ func testSearchSyntaxIsBounded(t *testing.T, idx textindex.Indexer) {
 
 func sameDocs(a, b []uuid.UUID) bool {
 	x, y := slices.Clone(a), slices.Clone(b)
-	cmp := func(p, q uuid.UUID) int { return bytes.Compare(p[:], q[:]) }
-	slices.SortFunc(x, cmp)
-	slices.SortFunc(y, cmp)
+	slices.SortFunc(x, linkgraph.CompareIDs)
+	slices.SortFunc(y, linkgraph.CompareIDs)
 	return slices.Equal(x, y)
 }
 
@@ -330,7 +329,7 @@ func testPaging(t *testing.T, idx textindex.Indexer) {
 	// Equal scores are ordered by LinkID.
 	for i := 1; i < n; i++ {
 		a, b := full[i-1], full[i]
-		if a.PageRank == b.PageRank && bytes.Compare(a.LinkID[:], b.LinkID[:]) > 0 {
+		if a.PageRank == b.PageRank && linkgraph.CompareIDs(a.LinkID, b.LinkID) > 0 {
 			t.Fatalf("results %d and %d have equal scores but are not in LinkID order", i-1, i)
 		}
 	}

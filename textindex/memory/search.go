@@ -1,13 +1,13 @@
 package memory
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
@@ -219,7 +219,7 @@ func (h hitHeap) Less(a, b int) bool {
 	if h[a].score != h[b].score {
 		return h[a].score > h[b].score
 	}
-	return bytes.Compare(h[a].e.doc.LinkID[:], h[b].e.doc.LinkID[:]) < 0
+	return linkgraph.CompareIDs(h[a].e.doc.LinkID, h[b].e.doc.LinkID) < 0
 }
 func (h *hitHeap) Push(x any) { *h = append(*h, x.(hit)) }
 func (h *hitHeap) Pop() any {

@@ -1,12 +1,12 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
 )
@@ -28,7 +28,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		return nil
 	}
 	docs = slices.Clone(docs)
-	slices.SortFunc(docs, func(a, b *textindex.Document) int { return bytes.Compare(a.LinkID[:], b.LinkID[:]) })
+	slices.SortFunc(docs, func(a, b *textindex.Document) int { return linkgraph.CompareIDs(a.LinkID, b.LinkID) })
 	var (
 		// Plain arrays: pgx encodes uuid.UUID through its driver.Valuer,
 		// as text, element by element.

@@ -54,6 +54,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -136,12 +137,8 @@ func withRetry(ctx context.Context, op func(ctx context.Context) error) error {
 		if err == nil || !retryable(err) || attempt == maxAttempts {
 			return closedErr(err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := ctxtime.Sleep(ctx, wait); err != nil {
+			return err
 		}
 		wait *= 2
 	}

@@ -4,7 +4,6 @@
 package graphutil
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -136,18 +135,15 @@ func ValidateEdge(edge *linkgraph.Edge) error {
 	return nil
 }
 
-// Compare orders UUIDs byte-wise, as PostgreSQL orders its uuid type.
-func Compare(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
-
 // InRange reports whether id is in [from, to), where a to of uuid.Nil means
 // no upper bound.
 func InRange(id, from, to uuid.UUID) bool {
-	return Compare(id, from) >= 0 && (to == uuid.Nil || Compare(id, to) < 0)
+	return linkgraph.CompareIDs(id, from) >= 0 && (to == uuid.Nil || linkgraph.CompareIDs(id, to) < 0)
 }
 
 // EmptyRange reports whether [from, to) can hold no ID at all.
 func EmptyRange(from, to uuid.UUID) bool {
-	return to != uuid.Nil && Compare(from, to) >= 0
+	return to != uuid.Nil && linkgraph.CompareIDs(from, to) >= 0
 }
 
 // LinkBatch is a batch of links reduced to one entry per URL, each with the
