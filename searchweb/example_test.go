@@ -1,6 +1,7 @@
 package searchweb_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -92,4 +93,49 @@ func ExampleParseBaseURL() {
 	// Output:
 	// "https://search.example.com" <nil>
 	// "" base URL "search.example.com": not an absolute http or https URL (like https://search.example.com)
+}
+
+// ExampleResults pages through a query's results as `linksrus search`
+// and the search page do: each page shows Limit results, with their
+// near-duplicates folded under them, and the next page starts where it
+// stopped reading.
+func ExampleResults() {
+	ctx := context.Background()
+	idx := memory.New()
+	var notes strings.Builder
+	for n := range 300 {
+		fmt.Fprintf(&notes, "Change %d of this release makes the crawler better in way %d. ", n, n*7)
+	}
+	for i, p := range []struct{ url, title, text string }{
+		{"https://example.com/notes/monday", "Release notes", "Posted on Monday. " + notes.String()},
+		{"https://example.com/notes/tuesday", "Release notes", "Posted on Tuesday. " + notes.String()},
+		{"https://example.com/about", "About", "A crawler, and the people who write it."},
+	} {
+		_ = idx.Index(&textindex.Document{LinkID: uuid.UUID{15: byte(i + 1)}, URL: p.url, Title: p.title, Content: p.text})
+	}
+
+	req := searchweb.ReadQuery("crawler", textindex.QueryTypeSearch, 0)
+	for {
+		page, err := searchweb.Results(ctx, idx, req.Query, searchweb.PageOptions{Limit: 1})
+		if err != nil {
+			panic(err)
+		}
+		for _, r := range page.Results {
+			fmt.Printf("%d. %s %s\n", r.Rank, r.Title, r.URL)
+			for _, n := range r.NearDuplicates {
+				fmt.Printf("   nearly the same: %d. %s\n", n.Rank, n.URL)
+			}
+		}
+		fmt.Printf("results %d-%d of %d\n", page.Offset+1, page.Next(), page.Total)
+		if !page.More {
+			break
+		}
+		req.Query.Offset = page.Next()
+	}
+	// Output:
+	// 1. Release notes https://example.com/notes/monday
+	//    nearly the same: 2. https://example.com/notes/tuesday
+	// results 1-2 of 3
+	// 3. About https://example.com/about
+	// results 3-3 of 3
 }

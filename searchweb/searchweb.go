@@ -16,11 +16,19 @@
 // the user in words, while the details go to the log, never into the
 // page.
 //
+// Results builds the page of results, for the pages, the API and
+// `linksrus search` alike, with one paging rule: a page shows PageSize
+// results, with the near-duplicates among them folded under the first
+// result they are near, and the next page starts where it stopped reading
+// (the API's next_offset). Pages are numbered from the first result, page
+// n starting where page n-1 stopped, so the pagination links the pages up
+// to the next one: those after it are not known until they are read.
+//
 // Routes:
 //
 //	GET /                  the query box; with ?q=, the results (also /search)
 //	GET /status            what the crawl and the index hold
-//	GET /api/search?q=     results as JSON (offset, limit)
+//	GET /api/search?q=     results as JSON (offset, limit; next_offset pages on)
 //	GET /api/status        the status as JSON
 //	GET /opensearch.xml    the OpenSearch description (with Options.BaseURL)
 package searchweb
@@ -43,7 +51,6 @@ import (
 	"time"
 
 	"github.com/linksrus/linksrus/textindex"
-	"github.com/linksrus/linksrus/textindex/simhash"
 )
 
 // Searcher is the part of a text index the pages read; every textindex
@@ -99,7 +106,8 @@ type Options struct {
 	// Empty: there is no description (/opensearch.xml is not found, and
 	// no page links it).
 	BaseURL string
-	// PageSize is the number of results a page shows. Default: 10.
+	// PageSize is the number of results a page shows (PageOptions.Limit
+	// of Results). Default: 10.
 	PageSize int
 	// FacetResults is how many of the best results the host facet counts
 	// hosts in. Default: 500.
@@ -119,8 +127,6 @@ const (
 	DefaultTimeout      = 5 * time.Second
 	// MaxAPILimit bounds /api/search's limit parameter.
 	MaxAPILimit = 100
-	// snippetWidth is the length of a snippet in bytes.
-	snippetWidth = 220
 	// maxFacetHosts is how many hosts the facet lists.
 	maxFacetHosts = 10
 )
@@ -248,35 +254,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// result is one search result as the pages and the API show it.
-type result struct {
-	Rank      uint64            `json:"rank"`
-	URL       string            `json:"url"`
-	Title     string            `json:"title"`
-	Snippet   textindex.Snippet `json:"snippet"`
-	Indexed   time.Time         `json:"indexed_at"`
-	Relevance float64           `json:"relevance"`
-	PageRank  float64           `json:"pagerank"`
-	Score     float64           `json:"score"`
-	// Host is the site the result is on, as site: names it: its host,
-	// with the port unless it is the scheme's default.
-	Host string `json:"host"`
-	// AlsoAt are the other URLs of the same text (duplicates and
-	// redirects), which the index shows as this one result.
-	AlsoAt []string `json:"also_at,omitempty"`
-	// NearDuplicates are the results further down the same page whose
-	// text is nearly this one's (simhash within simhash.Threshold bits),
-	// shown under it instead of as results of their own.
-	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
-}
-
-// nearResult is a result folded into another as its near-duplicate.
-type nearResult struct {
-	Rank  uint64 `json:"rank"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-}
-
 // hostCount is an entry of the host facet: a site, as site: names it.
 type hostCount struct {
 	Host  string `json:"host"`
@@ -289,12 +266,15 @@ type hostCount struct {
 type answer struct {
 	// Query is the query as searched: as typed, or its searched part
 	// when Cut (Request.Shown).
-	Query   string      `json:"query"`
-	Cut     bool        `json:"query_cut,omitempty"`
-	Total   uint64      `json:"total"`
-	Offset  uint64      `json:"offset"`
-	Results []result    `json:"results"`
-	Hosts   []hostCount `json:"hosts"`
+	Query   string   `json:"query"`
+	Cut     bool     `json:"query_cut,omitempty"`
+	Total   uint64   `json:"total"`
+	Offset  uint64   `json:"offset"`
+	Results []Result `json:"results"`
+	// NextOffset is the offset of the next page (Page.Next); absent on
+	// the last page.
+	NextOffset uint64      `json:"next_offset,omitempty"`
+	Hosts      []hostCount `json:"hosts"`
 	// FacetOf is how many results the host counts come from.
 	FacetOf uint64 `json:"hosts_of_results"`
 	// Problem says, in words, why there are no results, if not simply
@@ -304,17 +284,16 @@ type answer struct {
 	Status int `json:"-"`
 	// CutNotice says that the query was cut (Request.CutNotice).
 	CutNotice string `json:"-"`
-	// read is how many results of the page were read: Results, and the
-	// near-duplicates folded into them.
-	read uint64
+	// page is the page of results, for the pagination.
+	page Page
 }
 
-// search runs the query text typed from offset and collects up to limit
-// results and the host facet.
-func (s *Server) search(ctx context.Context, text string, offset uint64, limit int) answer {
+// search runs the query text typed from offset and builds the page of
+// results opts asks for, and the host facet.
+func (s *Server) search(ctx context.Context, text string, offset uint64, opts PageOptions) answer {
 	req := ReadQuery(text, textindex.QueryTypeSearch, offset)
 	a := answer{Query: req.Shown, Cut: req.Cut, CutNotice: req.CutNotice(), Offset: offset,
-		Results: []result{}, Hosts: []hostCount{}, Status: http.StatusOK}
+		Results: []Result{}, Hosts: []hostCount{}, Status: http.StatusOK}
 	if req.Problem != "" {
 		a.Problem = req.Problem
 		if req.BadRequest {
@@ -325,56 +304,23 @@ func (s *Server) search(ctx context.Context, text string, offset uint64, limit i
 	q := req.Query
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	if err := s.collect(ctx, q, limit, &a); err != nil {
+	p, err := Results(ctx, s.opts.Index, q, opts)
+	if err != nil {
 		return s.failed(ctx, a, err)
+	}
+	a.page, a.Total, a.Offset, a.Results = p, p.Total, p.Offset, p.Results
+	if p.More {
+		a.NextOffset = p.Next()
+	}
+	for i, r := range a.Results {
+		if r.Title == "" {
+			a.Results[i].Title = r.URL
+		}
 	}
 	if err := s.facet(ctx, q, &a); err != nil {
 		return s.failed(ctx, a, err)
 	}
 	return a
-}
-
-// collect reads the page of results.
-func (s *Server) collect(ctx context.Context, q textindex.Query, limit int, a *answer) error {
-	it, err := s.opts.Index.SearchContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	// A page holds limit results as ranked, so that paging is as without
-	// folding; near-duplicates within the page go under the first of
-	// them.
-	var fold simhash.Folder // a.Results[i]'s fingerprint is its i-th
-	for a.read < uint64(limit) && it.Next() {
-		d := it.Document()
-		a.read++
-		rank := q.Offset + a.read
-		if n := fold.Fold(simhash.OfPage(d.Title, d.Content)); n >= 0 {
-			a.Results[n].NearDuplicates = append(a.Results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
-			continue
-		}
-		r := result{
-			Rank:      rank,
-			URL:       d.URL,
-			Title:     d.Title,
-			Snippet:   textindex.MakeSnippet(d.Content, q, snippetWidth),
-			Indexed:   d.IndexedAt,
-			Relevance: d.Relevance,
-			PageRank:  d.PageRank,
-			Score:     d.Relevance + d.PageRank,
-			Host:      textindex.SiteOf(d.URL),
-			AlsoAt:    d.AlsoAt,
-		}
-		if r.Title == "" {
-			r.Title = r.URL
-		}
-		a.Results = append(a.Results, r)
-	}
-	if err := it.Error(); err != nil {
-		return err
-	}
-	a.Total = it.TotalCount()
-	return nil
 }
 
 // facet counts the hosts of the best FacetResults results.
@@ -419,7 +365,7 @@ func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error 
 // failed turns a search error into words for the user; the error itself
 // goes to the log.
 func (s *Server) failed(ctx context.Context, a answer, err error) answer {
-	a.Results, a.Hosts, a.Total, a.FacetOf, a.read = []result{}, []hostCount{}, 0, 0, 0
+	a.Results, a.Hosts, a.Total, a.FacetOf, a.NextOffset, a.page = []Result{}, []hostCount{}, 0, 0, 0, Page{}
 	if errors.Is(err, context.DeadlineExceeded) {
 		a.Problem = fmt.Sprintf("The search took longer than %v and was stopped. A narrower query may answer.", s.opts.Timeout)
 		a.Status = http.StatusServiceUnavailable
@@ -487,14 +433,16 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusOK, "search.html", d)
 		return
 	}
-	size := s.opts.PageSize
-	d.answer = s.search(r.Context(), r.URL.Query().Get("q"), uint64(page-1)*uint64(size), size)
+	// Pages are numbered from the first result; page n is where page n-1
+	// stopped reading (see Results), so its number is exact, but the pages
+	// after the next one are not known yet.
+	d.answer = s.search(r.Context(), r.URL.Query().Get("q"), 0, PageOptions{Limit: s.opts.PageSize, Number: page})
 	// Links echo the query as searched (d.Query), never more of it.
 	query := d.Query
 	if d.Total > 0 {
-		d.Pages = int((d.Total + uint64(size) - 1) / uint64(size))
+		d.Pages = d.page.KnownPages
 		d.First = d.Offset + 1
-		d.Last = d.Offset + d.read
+		d.Last = d.page.Next()
 		if page > 1 {
 			d.Prev = searchURL(query, min(page-1, d.Pages))
 		}
@@ -528,7 +476,7 @@ func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	a := s.search(r.Context(), v.Get("q"), offset, limit)
+	a := s.search(r.Context(), v.Get("q"), offset, PageOptions{Limit: limit})
 	writeJSON(w, a.Status, a)
 }
 

@@ -593,3 +593,135 @@ func TestQueryShownQuotedOnce(t *testing.T) {
 		}
 	}
 }
+
+// releaseNotes is articles long enough for simhash, each posted on
+// several days (near-duplicates of each other), and short pages of their
+// own, all about the crawler.
+func releaseNotes(articles, days, short int) []*textindex.Document {
+	var docs []*textindex.Document
+	for k := range articles {
+		var text strings.Builder
+		for n := range 300 {
+			fmt.Fprintf(&text, "Change %d of release %d makes the crawler better in way %d. ", n, k, n*(k+3))
+		}
+		for d := range days {
+			docs = append(docs, &textindex.Document{
+				URL:     fmt.Sprintf("http://notes.example/%d/day%d", k, d),
+				Title:   fmt.Sprintf("Release %d", k),
+				Content: fmt.Sprintf("Posted on day %d. ", d) + text.String(),
+			})
+		}
+	}
+	animals := []string{"heron", "badger", "otter", "lynx", "marten", "stoat", "vole", "wren", "newt", "moth", "carp", "kite"}
+	places := []string{"river", "barn", "quarry", "orchard", "harbour", "meadow", "chapel", "mill", "forge", "dune", "cellar", "bridge"}
+	for j := range short {
+		docs = append(docs, &textindex.Document{
+			URL:     fmt.Sprintf("http://other.example/%d", j),
+			Title:   fmt.Sprintf("Sighting %d", j),
+			Content: fmt.Sprintf("The crawler met a %s by the %s and counted %d of them.", animals[j%12], places[(j*5)%12], j+2),
+		})
+	}
+	// Results of equal score are in LinkID order: the same in every run.
+	for _, d := range docs {
+		d.LinkID = uuid.NewSHA1(uuid.NameSpaceURL, []byte(d.URL))
+	}
+	return docs
+}
+
+// pageResults are the results of a search page: each result's URL, then
+// those of the near-duplicates folded under it.
+func pageResults(body string) [][]string {
+	var out [][]string
+	for _, li := range regexp.MustCompile(`(?s)<li class="result">(.*?)</li>`).FindAllStringSubmatch(body, -1) {
+		urls := []string{html.UnescapeString(regexp.MustCompile(`<cite>([^<]*)</cite>`).FindStringSubmatch(li[1])[1])}
+		if near := regexp.MustCompile(`Nearly the same: (.*?)</p>`).FindStringSubmatch(li[1]); near != nil {
+			for _, a := range regexp.MustCompile(`<a href="([^"]*)">`).FindAllStringSubmatch(near[1], -1) {
+				urls = append(urls, html.UnescapeString(a[1]))
+			}
+		}
+		out = append(out, urls)
+	}
+	return out
+}
+
+// TestPagingShowsEveryResultOnce: going from page to page (rel=next)
+// shows every result once, each page but the last with PageSize results
+// and the near-duplicates folded under them; the API, asked for the same
+// offset and limit, answers the same page and where the next one starts.
+func TestPagingShowsEveryResultOnce(t *testing.T) {
+	srv := newTestServer(t, searchweb.Options{PageSize: 3}, releaseNotes(4, 3, 7)...)
+	seen := map[string]int{}
+	folded := 0
+	first := uint64(1)
+	for page, next := 1, "/search?q=crawler"; next != ""; page++ {
+		if page > 19 {
+			t.Fatal("more pages than results")
+		}
+		_, _, body := get(t, srv, next)
+		results := pageResults(body)
+		m := regexp.MustCompile(`Results (\d+)–(\d+) of 19`).FindStringSubmatch(body)
+		if m == nil || m[1] != fmt.Sprint(first) {
+			t.Fatalf("page %d does not start at result %d:\n%s", page, first, body)
+		}
+		var last uint64
+		fmt.Sscan(m[2], &last)
+		read := 0
+		for _, r := range results {
+			for _, u := range r {
+				seen[u]++
+				read++
+			}
+			folded += len(r) - 1
+		}
+		if uint64(read) != last-first+1 {
+			t.Errorf("page %d: results %d–%d, but %d shown: %q", page, first, last, read, results)
+		}
+		next = ""
+		if n := regexp.MustCompile(`<a rel="next" href="([^"]*)">`).FindStringSubmatch(body); n != nil {
+			next = html.UnescapeString(n[1])
+			if want := fmt.Sprintf("/search?p=%d&q=crawler", page+1); next != want {
+				t.Errorf("page %d: next is %s, want %s", page, next, want)
+			}
+			if len(results) != 3 {
+				t.Errorf("page %d of several shows %d results, want 3: %q", page, len(results), results)
+			}
+		}
+
+		var a struct {
+			Offset  uint64 `json:"offset"`
+			Next    uint64 `json:"next_offset"`
+			Results []struct {
+				URL            string
+				NearDuplicates []struct{ URL string } `json:"near_duplicates"`
+			}
+		}
+		_, _, raw := get(t, srv, fmt.Sprintf("/api/search?q=crawler&offset=%d&limit=3", first-1))
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			t.Fatal(err)
+		}
+		var api [][]string
+		for _, r := range a.Results {
+			urls := []string{r.URL}
+			for _, n := range r.NearDuplicates {
+				urls = append(urls, n.URL)
+			}
+			api = append(api, urls)
+		}
+		wantNext := last
+		if next == "" {
+			wantNext = 0
+		}
+		if fmt.Sprint(api) != fmt.Sprint(results) || a.Offset != first-1 || a.Next != wantNext {
+			t.Errorf("page %d shows %q, next at %d; the API at offset %d: %q, next_offset %d", page, results, wantNext, a.Offset, api, a.Next)
+		}
+		first = last + 1
+	}
+	if len(seen) != 19 || folded == 0 {
+		t.Errorf("paging showed %d results of 19, %d folded", len(seen), folded)
+	}
+	for u, n := range seen {
+		if n != 1 {
+			t.Errorf("%s shown %d times", u, n)
+		}
+	}
+}

@@ -268,3 +268,10 @@ func (w *reportWriter) write(path string, sum summary, refs *engine.Run, g linkg
 	}
 	return nil
 }
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

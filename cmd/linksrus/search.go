@@ -12,12 +12,10 @@ import (
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/searchweb"
 	"github.com/linksrus/linksrus/textindex"
-	"github.com/linksrus/linksrus/textindex/simhash"
 )
 
-// searchResult is one hit as printed with --json.
-// searchResult is one result of --json: Score = Relevance + PageRank, the
-// order of the results.
+// searchResult is one result of --json (a searchweb.Result with its
+// snippet as text): Score = Relevance + PageRank, the order of the results.
 type searchResult struct {
 	Rank      uint64  `json:"rank"`
 	URL       string  `json:"url"`
@@ -31,19 +29,12 @@ type searchResult struct {
 	AlsoAt []string `json:"also_at,omitempty"`
 	// NearDuplicates are later results whose text is nearly the same
 	// (simhash within simhash.Threshold bits), folded into this one.
-	NearDuplicates []nearResult `json:"near_duplicates,omitempty"`
+	NearDuplicates []searchweb.NearDuplicate `json:"near_duplicates,omitempty"`
 }
 
-// nearResult is a result shown under another as its near-duplicate.
-type nearResult struct {
-	Rank  uint64 `json:"rank"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-}
-
-// maxReadFactor bounds the results a search reads to fill --limit when
-// near-duplicates are folded: at most this many per result shown.
-const maxReadFactor = 5
+// snippetWidth is the length of a snippet in bytes: two lines of a
+// terminal.
+const snippetWidth = 160
 
 func runSearch(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "search", "search [flags] QUERY")
@@ -104,44 +95,21 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	q := req.Query
 	searchCtx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	it, err := textindex.SearchContext(searchCtx, index, q)
+	page, err := searchweb.Results(searchCtx, contextSearcher{index}, q, searchweb.PageOptions{Limit: *limit, SnippetWidth: snippetWidth})
 	if err != nil {
 		return searchError(err, *timeout)
 	}
-	defer it.Close()
-
-	var (
-		results []searchResult
-		read    uint64 // results read: the next page starts at offset+read
-		folded  int
-		fold    simhash.Folder // results[i]'s fingerprint is its i-th
-	)
-	for len(results) < *limit && read < uint64(*limit)*maxReadFactor && it.Next() {
-		d := it.Document()
-		read++
-		rank := q.Offset + read
-		// A result whose text is nearly that of one shown already goes
-		// under it, so that a page of results is not one text ten times.
-		if n := fold.Fold(simhash.OfPage(d.Title, d.Content)); n >= 0 {
-			results[n].NearDuplicates = append(results[n].NearDuplicates, nearResult{Rank: rank, URL: d.URL, Title: d.Title})
-			folded++
-			continue
-		}
-		results = append(results, searchResult{
-			Rank:      rank,
-			URL:       d.URL,
-			Title:     d.Title,
-			Snippet:   textindex.MakeSnippet(d.Content, q, 160).String(),
-			Relevance: d.Relevance,
-			PageRank:  d.PageRank,
-			Score:     d.Relevance + d.PageRank,
-			AlsoAt:    d.AlsoAt,
-		})
+	results := make([]searchResult, len(page.Results))
+	for i, r := range page.Results {
+		results[i] = searchResult{Rank: r.Rank, URL: r.URL, Title: r.Title, Snippet: r.Snippet.String(),
+			Relevance: r.Relevance, PageRank: r.PageRank, Score: r.Score, AlsoAt: r.AlsoAt, NearDuplicates: r.NearDuplicates}
 	}
-	if err := it.Error(); err != nil {
-		return searchError(err, *timeout)
+	folded := page.Read - uint64(len(results))
+	total := page.Total
+	var next uint64 // the --offset of the next page; 0: none
+	if page.More {
+		next = page.Next()
 	}
-	total := it.TotalCount()
 
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
@@ -153,7 +121,8 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 			Total   uint64         `json:"total"`
 			Offset  uint64         `json:"offset"`
 			Results []searchResult `json:"results"`
-		}{query, req.Cut, total, q.Offset, nonNil(results)})
+			Next    uint64         `json:"next_offset,omitempty"`
+		}{query, req.Cut, total, q.Offset, results, next})
 	}
 	if req.Cut {
 		fmt.Fprintf(env.stdout, "%s\n\n", req.CutNotice())
@@ -186,22 +155,23 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 		}
 		fmt.Fprintln(env.stdout)
 	}
-	fmt.Fprintf(env.stdout, "Results %d-%d of %d", q.Offset+1, q.Offset+read, total)
+	fmt.Fprintf(env.stdout, "Results %d-%d of %d", q.Offset+1, page.Next(), total)
 	if folded > 0 {
 		fmt.Fprintf(env.stdout, " (%d near-duplicates shown under another result)", folded)
 	}
 	fmt.Fprintln(env.stdout, ".")
-	if q.Offset+read < total {
-		fmt.Fprintf(env.stdout, "Next: --offset %d\n", q.Offset+read)
+	if next > 0 {
+		fmt.Fprintf(env.stdout, "Next: --offset %d\n", next)
 	}
 	return nil
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+// contextSearcher searches an index with textindex.SearchContext, which
+// also takes an index that cannot stop a search it has started.
+type contextSearcher struct{ textindex.Indexer }
+
+func (s contextSearcher) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
+	return textindex.SearchContext(ctx, s.Indexer, q)
 }
 
 // searchError says what stopped a search, in words for a deadline.

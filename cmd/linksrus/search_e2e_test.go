@@ -1,14 +1,21 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/linksrus/linksrus/searchweb"
 )
 
 // crawledData crawls a site of n pages into a new data directory.
@@ -133,5 +140,251 @@ func TestServeBaseURL(t *testing.T) {
 	}
 	if r := linksrus(t, nil, "serve", "--help"); r.code != 0 || !strings.Contains(r.stderr, "-base-url") {
 		t.Errorf("serve --help does not document --base-url:\n%s", r.stderr)
+	}
+}
+
+// notesSite serves release notes, each posted on four days (near-duplicate
+// pages), and short pages of their own, all about the crawler.
+func notesSite(t *testing.T, articles, days, short int) *httptest.Server {
+	t.Helper()
+	page := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><p>%s</p></body></html>", title, body)
+	}
+	animals := []string{"heron", "badger", "otter", "lynx", "marten", "stoat", "vole", "wren", "newt", "moth", "carp", "kite"}
+	places := []string{"river", "barn", "quarry", "orchard", "harbour", "meadow", "chapel", "mill", "forge", "dune", "cellar", "bridge"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var k, d, j int
+		switch {
+		case r.URL.Path == "/":
+			var links strings.Builder
+			for k := range articles {
+				for d := range days {
+					fmt.Fprintf(&links, `<a href="/notes/%d/%d">n</a> `, k, d)
+				}
+			}
+			for j := range short {
+				fmt.Fprintf(&links, `<a href="/other/%d">o</a> `, j)
+			}
+			page(w, "Home", links.String())
+		case fmtScan(r.URL.Path, "/notes/%d/%d", &k, &d) && k < articles && d < days:
+			var text strings.Builder
+			fmt.Fprintf(&text, "Posted on day %d. ", d)
+			for n := range 300 {
+				fmt.Fprintf(&text, "Change %d of release %d makes the crawler better in way %d. ", n, k, n*(k+3))
+			}
+			page(w, fmt.Sprintf("Release %d", k), text.String())
+		case fmtScan(r.URL.Path, "/other/%d", &j) && j < short:
+			page(w, fmt.Sprintf("Sighting %d", j), fmt.Sprintf("The crawler met a %s by the %s and counted %d of them.", animals[j%12], places[(j*5)%12], j+2))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func fmtScan(s, format string, args ...any) bool {
+	n, err := fmt.Sscanf(s, format, args...)
+	return err == nil && n == len(args)
+}
+
+// shownPage is a page of results as a user sees it: each result's URL,
+// then those of the near-duplicates under it; how many results there are,
+// and the offsets of the page and of the next one (0 on the last page).
+type shownPage struct {
+	Results             [][]string
+	Total, Offset, Next uint64
+	// Ranks are the ranks of Results, flattened (the command's only).
+	Ranks []uint64
+}
+
+// commandPage runs `linksrus search` at offset, reading its JSON and the
+// "Next: --offset N" of its text.
+func commandPage(t *testing.T, data, query string, offset uint64, limit int) shownPage {
+	t.Helper()
+	args := []string{"search", "--data", data, "--limit", fmt.Sprint(limit), "--offset", fmt.Sprint(offset)}
+	r := linksrus(t, nil, append(args, "--json", query)...)
+	var out struct {
+		Total, Offset uint64
+		Next          uint64 `json:"next_offset"`
+		Results       []struct {
+			Rank           uint64
+			URL            string
+			NearDuplicates []struct {
+				Rank uint64
+				URL  string
+			} `json:"near_duplicates"`
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("search --offset %d: exit %d\n%s", offset, r.code, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, r.stdout)
+	}
+	p := shownPage{Total: out.Total, Offset: out.Offset}
+	for _, res := range out.Results {
+		shown := []string{res.URL}
+		p.Ranks = append(p.Ranks, res.Rank)
+		for _, n := range res.NearDuplicates {
+			shown = append(shown, n.URL)
+			p.Ranks = append(p.Ranks, n.Rank)
+		}
+		p.Results = append(p.Results, shown)
+	}
+	r = linksrus(t, nil, append(args, query)...)
+	if m := regexp.MustCompile(`(?m)^Next: --offset (\d+)$`).FindStringSubmatch(r.stdout); m != nil {
+		fmt.Sscan(m[1], &p.Next)
+	}
+	if out.Next != p.Next {
+		t.Errorf("search --offset %d: next_offset %d, but the text says Next: --offset %d", offset, out.Next, p.Next)
+	}
+	return p
+}
+
+// webPage reads a search page (base+path) and returns the page and the
+// link to the next one ("" on the last).
+func webPage(t *testing.T, base, path string) (shownPage, string) {
+	t.Helper()
+	resp, err := http.Get(base + strings.TrimPrefix(path, "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	body := string(raw)
+	m := regexp.MustCompile(`Results (\d+)–(\d+) of (\d+)`).FindStringSubmatch(body)
+	if resp.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("%s: status %d\n%s", path, resp.StatusCode, body)
+	}
+	var p shownPage
+	var first, last uint64
+	fmt.Sscan(m[1], &first)
+	fmt.Sscan(m[2], &last)
+	fmt.Sscan(m[3], &p.Total)
+	p.Offset = first - 1
+	count := uint64(0)
+	for _, li := range regexp.MustCompile(`(?s)<li class="result">(.*?)</li>`).FindAllStringSubmatch(body, -1) {
+		u := html.UnescapeString(regexp.MustCompile(`<cite>([^<]*)</cite>`).FindStringSubmatch(li[1])[1])
+		shown := []string{u}
+		if n := regexp.MustCompile(`Nearly the same: (.*?)</p>`).FindStringSubmatch(li[1]); n != nil {
+			for _, a := range regexp.MustCompile(`<a href="([^"]*)">`).FindAllStringSubmatch(n[1], -1) {
+				shown = append(shown, html.UnescapeString(a[1]))
+			}
+		}
+		p.Results = append(p.Results, shown)
+		count += uint64(len(shown))
+	}
+	if count != last-first+1 {
+		t.Errorf("%s: results %d–%d, but %d shown", path, first, last, count)
+	}
+	next := ""
+	if n := regexp.MustCompile(`<a rel="next" href="([^"]*)">`).FindStringSubmatch(body); n != nil {
+		next = html.UnescapeString(n[1])
+		p.Next = last
+	}
+	return p, next
+}
+
+// TestSearchCommandAndPageAgree: `linksrus search` and the search page
+// (and its API) give the same results for the same query, offset and
+// limit, near-duplicates folded the same way, and going from page to page
+// in either shows every result exactly once; the page's page n is where
+// the command's Next reaches after n-1 pages.
+func TestSearchCommandAndPageAgree(t *testing.T) {
+	site := notesSite(t, 4, 4, 8)
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s", r.code, r.stderr)
+	}
+	base := startServe(t, nil, "--data", data)
+	const total = 4*4 + 8
+
+	// The command's pages, from the first on, each where the one before
+	// stopped reading: every result once, every page but the last full.
+	for _, limit := range []int{1, 3, searchweb.DefaultPageSize} {
+		var pages []shownPage
+		ranks := map[uint64]int{}
+		folded := 0
+		for offset := uint64(0); ; {
+			p := commandPage(t, data, "crawler", offset, limit)
+			if p.Total != total || p.Offset != offset {
+				t.Fatalf("--limit %d --offset %d: total %d, offset %d", limit, offset, p.Total, p.Offset)
+			}
+			for _, r := range p.Ranks {
+				ranks[r]++
+			}
+			for _, r := range p.Results {
+				folded += len(r) - 1
+			}
+			pages = append(pages, p)
+			if p.Next == 0 {
+				break
+			}
+			if len(p.Results) != limit || p.Next != offset+uint64(len(p.Ranks)) {
+				t.Errorf("--limit %d --offset %d: %d results shown, %d read, next at %d", limit, offset, len(p.Results), len(p.Ranks), p.Next)
+			}
+			if len(pages) > total {
+				t.Fatalf("--limit %d: more pages than results", limit)
+			}
+			offset = p.Next
+		}
+		for r := uint64(1); r <= total; r++ {
+			if ranks[r] != 1 {
+				t.Errorf("--limit %d: result %d shown %d times, want once", limit, r, ranks[r])
+			}
+		}
+		// Each text is on four pages: a page of ten holds two of one.
+		if limit == searchweb.DefaultPageSize && folded == 0 {
+			t.Fatalf("--limit %d: nothing folded, so this shows nothing", limit)
+		}
+
+		// The API, asked for the command's offsets and others.
+		for _, offset := range []uint64{pages[len(pages)-1].Offset, 1, 5, total - 1} {
+			want := commandPage(t, data, "crawler", offset, limit)
+			var a struct {
+				Total, Offset uint64
+				Next          uint64 `json:"next_offset"`
+				Results       []struct {
+					URL            string
+					NearDuplicates []struct{ URL string } `json:"near_duplicates"`
+				}
+			}
+			apiGet(t, base, fmt.Sprintf("api/search?q=crawler&offset=%d&limit=%d", offset, limit), &a)
+			got := shownPage{Total: a.Total, Offset: a.Offset, Next: a.Next}
+			for _, r := range a.Results {
+				shown := []string{r.URL}
+				for _, n := range r.NearDuplicates {
+					shown = append(shown, n.URL)
+				}
+				got.Results = append(got.Results, shown)
+			}
+			want.Ranks = nil
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("offset %d, limit %d: the API answers %v, the command %v", offset, limit, got, want)
+			}
+		}
+
+		if limit != searchweb.DefaultPageSize {
+			continue
+		}
+		// The page's pages, through its Next links, are the command's.
+		next, n := "search?q=crawler", 0
+		for ; next != ""; n++ {
+			var got shownPage
+			got, next = webPage(t, base, next)
+			if n >= len(pages) {
+				t.Fatalf("the page has more pages than the command's %d", len(pages))
+			}
+			want := pages[n]
+			want.Ranks = nil
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("page %d: the page shows %v, the command %v", n+1, got, want)
+			}
+		}
+		if n != len(pages) {
+			t.Errorf("the page has %d pages, the command %d", n, len(pages))
+		}
 	}
 }
