@@ -417,12 +417,24 @@ type pageLink struct {
 // maxPageLinks is how many numbered page links the pagination shows.
 const maxPageLinks = 9
 
+// MaxPageNumber is the last page of results the page serves. Page n is
+// found by reading the pages before it (see Results), so a deep page costs
+// all the results before it; like the web's search engines, the page
+// stops at about a thousand results and asks for a narrower query instead
+// of letting any request read a whole index.
+const MaxPageNumber = 100
+
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	page := 1
 	if p := r.URL.Query().Get("p"); p != "" {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 1_000_000 {
+		if err != nil || n < 1 {
 			s.render(w, http.StatusBadRequest, "error.html", errorData{Name: s.opts.Name, Message: "There is no such page of results."})
+			return
+		}
+		if n > MaxPageNumber {
+			s.render(w, http.StatusBadRequest, "error.html", errorData{Name: s.opts.Name,
+				Message: fmt.Sprintf("Pages of results go up to %d: a narrower query (more words, site:host) finds what lies deeper.", MaxPageNumber)})
 			return
 		}
 		page = n

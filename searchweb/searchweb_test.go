@@ -164,6 +164,9 @@ func TestSearchPageBadInput(t *testing.T) {
 		{"/search?q=gopher&p=0", http.StatusBadRequest, "no such page"},
 		{"/search?q=gopher&p=abc", http.StatusBadRequest, "no such page"},
 		{"/search?q=gopher&p=99999999999999999999", http.StatusBadRequest, "no such page"},
+		// Page n reads the pages before it: deep pages are refused, so
+		// that no request reads a whole index.
+		{"/search?q=gopher&p=101", http.StatusBadRequest, "Pages of results go up to 100"},
 		{"/nowhere", http.StatusNotFound, "There is no page here."},
 	} {
 		start := time.Now()
