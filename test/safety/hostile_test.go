@@ -123,7 +123,7 @@ func TestHostileWebCrawl(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	graph, err := bolt.Open(filepath.Join(dir, "graph.db"), bolt.Options{NoSync: true})
+	graph, err := bolt.Open(t.Context(), filepath.Join(dir, "graph.db"), bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
