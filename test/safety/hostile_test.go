@@ -128,7 +128,7 @@ func TestHostileWebCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer graph.Close()
-	index, err := sqlite.Open(context.Background(), filepath.Join(dir, "index.db"))
+	index, err := sqlite.Open(context.Background(), filepath.Join(dir, "index.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func ExampleOpen() {
 	path := filepath.Join(dir, "data", "index.db") // "data" is created
 	ctx := context.Background()
 
-	idx, err := sqlite.Open(ctx, path)
+	idx, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
