@@ -162,3 +162,7 @@ func TestMigrateStopsWithContext(t *testing.T) {
 	}
 	checkMigrated(t, path, edges)
 }
+
+// Open has the shape every storing backend's constructor shares (see the
+// linkgraph package documentation).
+var _ func(context.Context, string, Options) (*Graph, error) = Open

@@ -41,3 +41,7 @@ func TestOpenCanceledContext(t *testing.T) {
 		t.Errorf("Open with a canceled context created a directory (stat: %v)", err)
 	}
 }
+
+// Open has the shape every storing backend's constructor shares (see the
+// textindex package documentation).
+var _ func(context.Context, string, Options) (*Index, error) = Open
