@@ -6,6 +6,28 @@
 // backends live in sub-packages (memory, an embedded persistent store,
 // postgres) and register themselves with Register so that Open can select one
 // from a URL-like string, the way database/sql selects a driver.
+//
+// # Opening a backend directly
+//
+// A program that knows its backend may call the backend's own constructor,
+// which has the same shape in every backend that stores anything:
+//
+//	func Open(ctx context.Context, where string, opts Options) (*Graph, error)
+//
+//	bolt.Open(ctx, "/var/lib/linksrus/graph.db", bolt.Options{NoSync: true})
+//	postgres.Open(ctx, "postgres://crawler@db/linksrus", postgres.Options{})
+//
+// where is the file's path or the database's connection string. ctx bounds
+// the opening only (waiting for a lock, connecting, migrating the schema),
+// never the life of the Graph; a ctx already done opens and creates
+// nothing, and one that ends while Open waits makes it fail with an error
+// wrapping ctx.Err(). The zero Options is the default, and the URL form of
+// Open above sets the same options from the URL's query (bolt's ?nosync=1
+// and ?mode=ro), so both ways open the same graph.
+//
+// The one exception is memory.New(), which takes nothing and cannot fail:
+// there is nothing to locate, wait for or set, and a context that would be
+// ignored and an error that is always nil would only mislead.
 package linkgraph
 
 import (

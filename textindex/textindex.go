@@ -16,6 +16,24 @@
 //	sqlite:relative/path/index.db
 //	postgres://user:pass@host:5432/db?...      textindex/postgres (also postgresql://)
 //
+// A program that knows its backend may call the backend's own constructor,
+// which has the same shape in every backend that stores anything:
+//
+//	func Open(ctx context.Context, where string, opts Options) (*Index, error)
+//
+//	sqlite.Open(ctx, "/var/lib/linksrus/index.db", sqlite.Options{ReadOnly: true})
+//	postgres.Open(ctx, "postgres://crawler@db/linksrus", postgres.Options{})
+//
+// where is the file's path or the database's connection string. ctx bounds
+// the opening only (connecting, checking the file, migrating the schema),
+// never the life of the Index; a ctx already done opens and creates
+// nothing. The zero Options is the default, and the URL form sets the same
+// options from the URL's query (sqlite's ?mode=ro), so both ways open the
+// same index. The one exception is memory.New(), which takes nothing and
+// cannot fail: there is nothing to locate, wait for or set, and a context
+// that would be ignored and an error that is always nil would only
+// mislead.
+//
 // Query describes how expressions are read (plain text for match and
 // phrase queries, a small search-box syntax for QueryTypeSearch, never a
 // backend's own query language) and the order of results; MakeSnippet

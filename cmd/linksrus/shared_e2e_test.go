@@ -306,7 +306,7 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 // notRetrievedURLs returns the URLs of the graph's links never retrieved.
 func notRetrievedURLs(t *testing.T, dsn string) map[string]bool {
 	t.Helper()
-	g, err := postgres.Open(t.Context(), dsn)
+	g, err := postgres.Open(t.Context(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func exampleSite() *httptest.Server {
 // may join late, or die, and the others carry on.
 func ExampleShared() {
 	ctx := context.Background()
-	graph, err := postgres.Open(ctx, "postgres://crawler@db.internal/linksrus")
+	graph, err := postgres.Open(ctx, "postgres://crawler@db.internal/linksrus", postgres.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestBoundedMemoryLargeSite(t *testing.T) {
 	}
 	site := newTreeSite(pages, 10)
 	h := startHost(t, 40, nil, site)
-	g, err := bolt.Open(filepath.Join(t.TempDir(), "graph.db"), bolt.Options{})
+	g, err := bolt.Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestMemoryGrowthPerLink(t *testing.T) {
 	const pages, width = 20_000, 256
 	site := &pausable{h: chainSite{n: pages, width: width}}
 	h := startHost(t, 44, nil, site)
-	g, err := bolt.Open(filepath.Join(t.TempDir(), "graph.db"), bolt.Options{})
+	g, err := bolt.Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

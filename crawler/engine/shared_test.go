@@ -120,7 +120,7 @@ func sharedOptions(t *testing.T, dsn, worker string, q engine.SharedQueue, g eng
 // openShared opens the graph of a process of the crawl.
 func openShared(t *testing.T, dsn string) *postgres.Graph {
 	t.Helper()
-	g, err := postgres.Open(t.Context(), dsn)
+	g, err := postgres.Open(t.Context(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 func BenchmarkGraph(b *testing.B) {
 	graphtest.Bench(b, func(b *testing.B) linkgraph.Graph {
-		g, err := Open(filepath.Join(b.TempDir(), "graph.db"), Options{})
+		g, err := Open(b.Context(), filepath.Join(b.TempDir(), "graph.db"), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func BenchmarkGraph(b *testing.B) {
 // fsync per commit costs.
 func BenchmarkGraphNoSync(b *testing.B) {
 	graphtest.Bench(b, func(b *testing.B) linkgraph.Graph {
-		g, err := Open(filepath.Join(b.TempDir(), "graph.db"), Options{NoSync: true})
+		g, err := Open(b.Context(), filepath.Join(b.TempDir(), "graph.db"), Options{NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func BenchmarkDiskPerLink(b *testing.B) {
 	const n = 100000
 	for b.Loop() {
 		path := filepath.Join(b.TempDir(), "graph.db")
-		g, err := Open(path, Options{NoSync: true})
+		g, err := Open(b.Context(), path, Options{NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func BenchmarkDiskPerLink(b *testing.B) {
 		}
 		linksOnly := fileSize(b, path)
 		g.Close()
-		g, err = Open(path, Options{NoSync: true})
+		g, err = Open(b.Context(), path, Options{NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestLoad(t *testing.T) {
 		dir = t.TempDir()
 	}
 	path := filepath.Join(dir, "load-graph.db")
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestLoad(t *testing.T) {
 // rankLoaded times PageRank over the loaded graph, as `linksrus rank` runs
 // it (the issue's bound: 60 s for 1M links with 10 edges each).
 func rankLoaded(t *testing.T, path string) {
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

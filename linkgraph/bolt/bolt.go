@@ -14,8 +14,9 @@
 //	bolt:///var/lib/graph.db?mode=ro    read-only (see Options.ReadOnly)
 //
 // Only one process may have the file open for writing, and none may read it
-// meanwhile; a second Open fails with ErrLocked after a short wait instead
-// of blocking. Any number of read-only Opens may share the file.
+// meanwhile; a second Open fails with ErrLocked after a short wait
+// (Options.LockTimeout, cut short by its context) instead of blocking. Any
+// number of read-only Opens may share the file.
 //
 // # Layout
 //
@@ -44,28 +45,31 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 func init() {
-	linkgraph.Register("bolt", func(_ context.Context, u *url.URL) (linkgraph.Graph, error) {
+	linkgraph.Register("bolt", func(ctx context.Context, u *url.URL) (linkgraph.Graph, error) {
 		path, opts, err := parseURL(u)
 		if err != nil {
 			return nil, err
 		}
-		return Open(path, opts)
+		return Open(ctx, path, opts)
 	})
 }
 
-// Options tunes Open. The zero value is the safe default.
+// Options tunes Open. The zero value is the safe default; the URL form
+// sets NoSync and ReadOnly.
 type Options struct {
 	// NoSync skips fsync on commit. Committed data survives the process
 	// being killed but not a power failure or kernel crash.
 	NoSync bool
 	// LockTimeout is how long Open waits for another process to release
-	// the file; zero means one second.
+	// the file; zero means one second. The context given to Open may end
+	// the wait sooner.
 	LockTimeout time.Duration
 	// ReadOnly opens an existing file for reading only: nothing is
 	// created, migrated or written (writes fail), the file and its
@@ -103,10 +107,18 @@ type Graph struct {
 
 var _ linkgraph.Graph = (*Graph)(nil)
 
-// Open opens or creates the graph stored at path.
-func Open(path string, opts Options) (*Graph, error) {
+// Open opens or creates the graph stored at path. ctx bounds the opening
+// only: the wait for another process to release the file and the
+// migration of a file of an older layout (which, cut short, goes on from
+// where it stopped at the next Open). When ctx ends first, Open fails with
+// an error that wraps ctx.Err() (and ErrLocked if it was waiting for the
+// file). The returned Graph does not keep ctx.
+func Open(ctx context.Context, path string, opts Options) (*Graph, error) {
 	if path == "" {
 		return nil, errors.New("bolt graph: open: empty path")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
 	if opts.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
@@ -122,33 +134,15 @@ func Open(path string, opts Options) (*Graph, error) {
 	if err := validate(path); err != nil {
 		return nil, fmt.Errorf("bolt graph: open: %w", err)
 	}
-	var db *bbolt.DB
-	err := guarded(path, func(any) {}, func() (err error) {
-		db, err = bbolt.Open(path, 0o600, &bbolt.Options{
-			Timeout:  timeout,
-			NoSync:   opts.NoSync,
-			ReadOnly: opts.ReadOnly,
-			// The free list is rebuilt from the file on open instead of
-			// being written on every commit, which makes commits cheaper.
-			NoFreelistSync: true,
-			FreelistType:   bbolt.FreelistMapType,
-		})
-		return err
-	})
-	if errors.Is(err, linkgraph.ErrCorrupt) {
-		return nil, fmt.Errorf("bolt graph: open: %w", err)
-	}
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("bolt graph: open %s: %w", path, ErrLocked)
-	}
+	db, err := openLocked(ctx, path, opts, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
+		return nil, err
 	}
 	st := &store{db: db, path: path}
 	if opts.ReadOnly {
 		err = st.view(checkSchema)
 	} else if err = st.update(initSchema); err == nil {
-		err = st.migrate()
+		err = st.migrate(ctx)
 	}
 	if err != nil {
 		if !st.broken.Load() {
@@ -157,6 +151,50 @@ func Open(path string, opts Options) (*Graph, error) {
 		return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
 	}
 	return &Graph{db: st}, nil
+}
+
+// lockPoll is how often Open tries again to lock a file another process
+// holds; bbolt's own wait uses the same interval.
+const lockPoll = 50 * time.Millisecond
+
+// openLocked opens the bbolt file at path, waiting up to timeout for
+// another process to release it. The wait is ours, not bbolt's (whose
+// Timeout cannot be interrupted): each attempt asks bbolt to give up at
+// once if the file is locked, and between attempts ctx is watched.
+func openLocked(ctx context.Context, path string, opts Options, timeout time.Duration) (*bbolt.DB, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var db *bbolt.DB
+		err := guarded(path, func(any) {}, func() (err error) {
+			db, err = bbolt.Open(path, 0o600, &bbolt.Options{
+				// The shortest timeout that is not zero (zero waits
+				// forever): try the lock once.
+				Timeout:  time.Nanosecond,
+				NoSync:   opts.NoSync,
+				ReadOnly: opts.ReadOnly,
+				// The free list is rebuilt from the file on open instead of
+				// being written on every commit, which makes commits cheaper.
+				NoFreelistSync: true,
+				FreelistType:   bbolt.FreelistMapType,
+			})
+			return err
+		})
+		switch {
+		case err == nil:
+			return db, nil
+		case errors.Is(err, linkgraph.ErrCorrupt):
+			return nil, fmt.Errorf("bolt graph: open: %w", err)
+		case !errors.Is(err, bolterrors.ErrTimeout):
+			return nil, fmt.Errorf("bolt graph: open %s: %w", path, err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, fmt.Errorf("bolt graph: open %s: %w", path, ErrLocked)
+		}
+		if err := ctxtime.Sleep(ctx, min(lockPoll, left)); err != nil {
+			return nil, fmt.Errorf("bolt graph: open %s: %w while waiting: %w", path, err, ErrLocked)
+		}
+	}
 }
 
 func initSchema(tx *bbolt.Tx) error {

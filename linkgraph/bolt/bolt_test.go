@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestConformance(t *testing.T) {
 	graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
-		g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{})
+		g, err := Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), Options{})
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -46,7 +46,7 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	g2, err := Open(path, Options{})
+	g2, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -72,13 +72,13 @@ func TestReopenKeepsData(t *testing.T) {
 
 func TestSecondOpenFailsFast(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "graph.db")
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer g.Close()
 	start := time.Now()
-	g2, err := Open(path, Options{LockTimeout: 100 * time.Millisecond})
+	g2, err := Open(t.Context(), path, Options{LockTimeout: 100 * time.Millisecond})
 	if !errors.Is(err, ErrLocked) {
 		if g2 != nil {
 			g2.Close()
@@ -127,7 +127,7 @@ func TestParseURL(t *testing.T) {
 // New links get time-ordered IDs, so that links found later sort after
 // those found before (see newLinkID).
 func TestNewLinkIDsAreTimeOrdered(t *testing.T) {
-	g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
+	g, err := Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestNewLinkIDsAreTimeOrdered(t *testing.T) {
 // EdgePairs lists what Edges lists, ends only, with the same time bound,
 // and stops at its function's error.
 func TestEdgePairs(t *testing.T) {
-	g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
+	g, err := Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

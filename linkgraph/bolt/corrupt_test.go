@@ -63,7 +63,7 @@ func useDamaged(t *testing.T, path string) (corrupt bool) {
 			corrupt = true
 		}
 	}
-	g, err := bolt.Open(path, bolt.Options{NoSync: true})
+	g, err := bolt.Open(t.Context(), path, bolt.Options{NoSync: true})
 	if err != nil {
 		note(err)
 		return corrupt
@@ -96,7 +96,7 @@ func useDamaged(t *testing.T, path string) (corrupt bool) {
 // path, and returns the file's bytes.
 func buildGraphFile(t testing.TB, path string, n int) []byte {
 	t.Helper()
-	g, err := bolt.Open(path, bolt.Options{NoSync: true})
+	g, err := bolt.Open(t.Context(), path, bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

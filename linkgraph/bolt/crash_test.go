@@ -87,7 +87,7 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatalf("child did not die of SIGKILL: %v", werr)
 	}
 
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatalf("reopen after SIGKILL: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestCrashSafety(t *testing.T) {
 // crashChild upserts batches of links and edges, printing the last link of
 // each committed batch, until it is killed.
 func crashChild(t *testing.T, path string) {
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatalf("child: open: %v", err)
 	}

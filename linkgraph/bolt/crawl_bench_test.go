@@ -62,7 +62,7 @@ func BenchmarkCrawl(b *testing.B) {
 }
 
 func openCrawlGraph(b *testing.B, opts bolt.Options) (*bolt.Graph, []*linkgraph.Link) {
-	g, err := bolt.Open(filepath.Join(b.TempDir(), "graph.db"), opts)
+	g, err := bolt.Open(b.Context(), filepath.Join(b.TempDir(), "graph.db"), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

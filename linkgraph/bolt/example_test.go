@@ -55,7 +55,7 @@ func ExampleGraph_EdgePairs() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	g, err := bolt.Open(filepath.Join(dir, "graph.db"), bolt.Options{})
+	g, err := bolt.Open(context.Background(), filepath.Join(dir, "graph.db"), bolt.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 func BenchmarkLargeBatch(b *testing.B) {
 	for _, n := range []int{1000, 10000, 40000} {
 		b.Run(fmt.Sprintf("links=%d", n), func(b *testing.B) {
-			g, err := bolt.Open(filepath.Join(b.TempDir(), "g.db"), bolt.Options{NoSync: true})
+			g, err := bolt.Open(b.Context(), filepath.Join(b.TempDir(), "g.db"), bolt.Options{NoSync: true})
 			if err != nil {
 				b.Fatal(err)
 			}

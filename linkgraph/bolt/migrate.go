@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -31,18 +32,26 @@ var (
 var migrateBatch = 100_000
 
 // migrate finishes moving version 1 edges into records, if there are any.
-func (s *store) migrate() error {
-	for done := false; !done; {
+// When ctx ends it stops between two transactions, leaving the rest to the
+// next Open.
+func (s *store) migrate(ctx context.Context) error {
+	for {
+		var done bool
 		err := s.update(func(tx *bbolt.Tx) error {
 			var err error
 			done, err = migrateStep(tx, migrateBatch)
 			return err
 		})
+		if err == nil && !done {
+			err = ctx.Err()
+		}
 		if err != nil {
 			return fmt.Errorf("migrate edges to schema version %d: %w", schemaVersion, err)
 		}
+		if done {
+			return nil
+		}
 	}
-	return nil
 }
 
 // migrateStep moves up to limit version 1 edges, the first ones not yet

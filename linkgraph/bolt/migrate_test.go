@@ -20,7 +20,7 @@ import (
 // (src || dst -> random edge ID, updatedAt). It returns the edges written.
 func writeV1File(t *testing.T, path string, nLinks, maxFanout int) []linkgraph.Edge {
 	t.Helper()
-	g, err := Open(path, Options{NoSync: true})
+	g, err := Open(t.Context(), path, Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func setMigrateBatch(t *testing.T, n int) {
 // migration left.
 func checkMigrated(t *testing.T, path string, edges []linkgraph.Edge) {
 	t.Helper()
-	g, err := Open(path, Options{NoSync: true})
+	g, err := Open(t.Context(), path, Options{NoSync: true})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -214,7 +214,7 @@ func TestMigrateV1Corrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err == nil {
 		g.Close()
 		t.Fatal("a damaged version 1 file opened")
@@ -226,7 +226,7 @@ func TestMigrateV1Corrupt(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "graph.db")
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "newer linksrus") {
+	if g, err := Open(t.Context(), path, Options{}); err == nil || !strings.Contains(err.Error(), "newer linksrus") {
 		if g != nil {
 			g.Close()
 		}
@@ -253,7 +253,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 // validators, and new retrievals store theirs.
 func TestOpenV2File(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "graph.db")
-	g, err := Open(path, Options{NoSync: true})
+	g, err := Open(t.Context(), path, Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestOpenV2File(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	g, err = Open(path, Options{NoSync: true})
+	g, err = Open(t.Context(), path, Options{NoSync: true})
 	if err != nil {
 		t.Fatalf("open a version 2 file: %v", err)
 	}

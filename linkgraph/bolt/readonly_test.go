@@ -16,7 +16,7 @@ import (
 // readers, and is locked out while a writer holds the file.
 func TestReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "graph.db")
-	g, err := Open(path, Options{})
+	g, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestReadOnly(t *testing.T) {
 	if err := g.UpsertEdges([]*linkgraph.Edge{{Src: links[0].ID, Dst: links[1].ID}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(path, Options{ReadOnly: true, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(t.Context(), path, Options{ReadOnly: true, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Errorf("read-only Open beside a writer: %v, want ErrLocked", err)
 	}
 	if err := g.Close(); err != nil {
@@ -42,7 +42,7 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open ?mode=ro: %v", err)
 	}
-	r2, err := Open(path, Options{ReadOnly: true})
+	r2, err := Open(t.Context(), path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("a second read-only Open: %v", err)
 	}
@@ -63,7 +63,7 @@ func TestReadOnly(t *testing.T) {
 	if err := r1.UpsertLinks([]*linkgraph.Link{{URL: "https://c.example/"}}); err == nil {
 		t.Error("UpsertLinks on a read-only graph succeeded")
 	}
-	if _, err := Open(path, Options{LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(t.Context(), path, Options{LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Errorf("Open for writing beside readers: %v, want ErrLocked", err)
 	}
 	if err := errors.Join(r1.Close(), r2.Close()); err != nil {
@@ -74,7 +74,7 @@ func TestReadOnly(t *testing.T) {
 	}
 
 	missing := filepath.Join(t.TempDir(), "none", "graph.db")
-	if _, err := Open(missing, Options{ReadOnly: true}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Open(t.Context(), missing, Options{ReadOnly: true}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("read-only Open of a missing file: %v, want ErrNotExist", err)
 	}
 	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {

@@ -26,7 +26,7 @@ func FuzzEdgeRecord(f *testing.F) {
 	f.Add([]byte(record([2]int64{3, 1}, [2]int64{2, 2}))[:47])
 	f.Add([]byte{})
 
-	g, err := Open(filepath.Join(f.TempDir(), "graph.db"), Options{NoSync: true})
+	g, err := Open(f.Context(), filepath.Join(f.TempDir(), "graph.db"), Options{NoSync: true})
 	if err != nil {
 		f.Fatal(err)
 	}

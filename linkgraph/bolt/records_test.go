@@ -235,7 +235,7 @@ func TestRemoveStaleEdgesRecord(t *testing.T) {
 
 func openTestGraph(t *testing.T) *Graph {
 	t.Helper()
-	g, err := Open(filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
+	g, err := Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

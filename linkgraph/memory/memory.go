@@ -106,7 +106,10 @@ type Graph struct {
 
 var _ linkgraph.Graph = (*Graph)(nil)
 
-// New returns an empty graph.
+// New returns an empty graph. It is the one backend constructor not of
+// the shape Open(ctx, where, opts) (see the linkgraph package
+// documentation): there is nothing to locate, wait for or set, and nothing
+// that can fail.
 func New() *Graph {
 	return &Graph{
 		byID:  make(map[uuid.UUID]uint32),

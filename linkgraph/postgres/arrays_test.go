@@ -112,7 +112,7 @@ func TestQueryModesWithoutParameterTypes(t *testing.T) {
 	}
 	for _, mode := range []string{"simple_protocol", "exec"} {
 		t.Run(mode, func(t *testing.T) {
-			g, err := Open(t.Context(), dsn+sep+"default_query_exec_mode="+mode)
+			g, err := Open(t.Context(), dsn+sep+"default_query_exec_mode="+mode, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

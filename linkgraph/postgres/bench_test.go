@@ -14,7 +14,7 @@ import (
 func BenchmarkGraph(b *testing.B) {
 	dsn := testDatabase(b)
 	graphtest.Bench(b, func(b *testing.B) linkgraph.Graph {
-		g, err := Open(b.Context(), dsn)
+		g, err := Open(b.Context(), dsn, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestLoad(t *testing.T) {
 	if n <= 0 {
 		t.Skip("load test skipped: set LINKSRUS_LOAD_LINKS (e.g. 1000000) to run it")
 	}
-	g, err := Open(t.Context(), testDatabase(t))
+	g, err := Open(t.Context(), testDatabase(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func BenchmarkCrawlEdges(b *testing.B) {
 	if n <= 0 {
 		n = 100_000
 	}
-	g, err := Open(b.Context(), testDatabase(b))
+	g, err := Open(b.Context(), testDatabase(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestCapacity(t *testing.T) {
 		t.Skip("set LINKSRUS_CAPACITY=<links> to measure the capacity model's figures")
 	}
 	ctx := context.Background()
-	g, err := Open(ctx, testDatabase(t))
+	g, err := Open(ctx, testDatabase(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // links on hosts a, b and c, n per host; it returns them queued-ready.
 func queueGraph(t *testing.T, n int) (*Graph, []linkgraph.QueuedLink) {
 	t.Helper()
-	g, err := Open(t.Context(), testDatabase(t))
+	g, err := Open(t.Context(), testDatabase(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestQueueWaitForWork(t *testing.T) {
 // they take a host, work it and give it back.
 func BenchmarkClaim(b *testing.B) {
 	ctx := context.Background()
-	g, err := Open(ctx, testDatabase(b))
+	g, err := Open(ctx, testDatabase(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestKnownLinksBounded(t *testing.T) {
 func TestEdgeEndsCheckedOnlyWhenUnseen(t *testing.T) {
 	dsn := testDatabase(t)
 	open := func() *Graph {
-		g, err := Open(t.Context(), dsn)
+		g, err := Open(t.Context(), dsn, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ import (
 
 func init() {
 	open := func(ctx context.Context, u *url.URL) (linkgraph.Graph, error) {
-		return Open(ctx, u.String())
+		return Open(ctx, u.String(), Options{})
 	}
 	linkgraph.Register("postgres", open)
 	linkgraph.Register("postgresql", open)
@@ -95,10 +95,20 @@ type Graph struct {
 
 var _ linkgraph.Graph = (*Graph)(nil)
 
+// Options tunes Open. It has no fields yet: what a deployment tunes
+// (pool size, timeouts, TLS) is part of the connection string, so the URL
+// form and Open configure the same things. It is here so that every
+// backend's Open has one shape and a later setting is not a breaking
+// change.
+type Options struct{}
+
 // Open connects to the database named by dsn (a pgx connection string),
 // applies the schema migrations and returns the graph. ctx bounds the
-// connecting and migrating only.
-func Open(ctx context.Context, dsn string) (*Graph, error) {
+// connecting and migrating only; the Graph does not keep it.
+func Open(ctx context.Context, dsn string, opts Options) (*Graph, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("postgres graph: open: %w", err)
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres graph: parse connection string: %w", err)

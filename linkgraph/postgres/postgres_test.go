@@ -28,7 +28,7 @@ func testDatabase(t testing.TB) string {
 func TestConformance(t *testing.T) {
 	dsn := testDatabase(t)
 	graphtest.Run(t, func(t *testing.T) linkgraph.Graph {
-		g, err := Open(t.Context(), dsn)
+		g, err := Open(t.Context(), dsn, Options{})
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -59,7 +59,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 			t.Fatalf("concurrent Open %d: %v", i, err)
 		}
 	}
-	g, err := Open(t.Context(), dsn)
+	g, err := Open(t.Context(), dsn, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestRetry(t *testing.T) {
 // still refuses edges to unknown links.
 func TestMigrationToEdgeLists(t *testing.T) {
 	dsn := testDatabase(t)
-	g, err := Open(t.Context(), dsn)
+	g, err := Open(t.Context(), dsn, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -196,7 +196,7 @@ func TestMigrationToEdgeLists(t *testing.T) {
 	}
 	migrated := make(chan opened, 1)
 	go func() {
-		g, err := Open(ctx, dsn)
+		g, err := Open(ctx, dsn, Options{})
 		migrated <- opened{g, err}
 	}()
 	time.Sleep(200 * time.Millisecond)
@@ -255,7 +255,7 @@ func TestMigrationToEdgeLists(t *testing.T) {
 // destination) order, with pages ending inside a list; upserts of one
 // source's edges from several clients at once all land in its list.
 func TestEdgeListsPagedAndConcurrent(t *testing.T) {
-	g, err := Open(t.Context(), testDatabase(t))
+	g, err := Open(t.Context(), testDatabase(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,12 +123,12 @@ func TestHostileWebCrawl(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	graph, err := bolt.Open(filepath.Join(dir, "graph.db"), bolt.Options{NoSync: true})
+	graph, err := bolt.Open(t.Context(), filepath.Join(dir, "graph.db"), bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer graph.Close()
-	index, err := sqlite.Open(context.Background(), filepath.Join(dir, "index.db"))
+	index, err := sqlite.Open(context.Background(), filepath.Join(dir, "index.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

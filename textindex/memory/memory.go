@@ -72,7 +72,10 @@ type Index struct {
 	totalLen uint64              // sum of len(tokens) over live documents
 }
 
-// New returns an empty index.
+// New returns an empty index. It is the one backend constructor not of
+// the shape Open(ctx, where, opts) (see the textindex package
+// documentation): there is nothing to locate, wait for or set, and nothing
+// that can fail.
 func New() *Index {
 	return &Index{
 		docs:     make(map[uuid.UUID]*entry),

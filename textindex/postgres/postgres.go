@@ -60,7 +60,7 @@ import (
 
 func init() {
 	open := func(ctx context.Context, u *url.URL) (textindex.Indexer, error) {
-		return Open(ctx, u.String())
+		return Open(ctx, u.String(), Options{})
 	}
 	textindex.Register("postgres", open)
 	textindex.Register("postgresql", open)
@@ -78,10 +78,21 @@ type Index struct {
 	pool *pgxpool.Pool
 }
 
+// Options tunes Open. It has no fields yet: what a deployment tunes
+// (pool size, timeouts, TLS) is part of the connection string, so the URL
+// form and Open configure the same things. It is here so that every
+// backend's Open has one shape and a later setting is not a breaking
+// change.
+type Options struct{}
+
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value connection string), checks that it answers and applies the
-// schema migrations.
-func Open(ctx context.Context, dsn string) (*Index, error) {
+// schema migrations. ctx bounds the opening only; the Index does not keep
+// it.
+func Open(ctx context.Context, dsn string, opts Options) (*Index, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors already hide the password.

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 	dsn := pgtest.Database(t, "textindex")
 	ctx := context.Background()
 	indextest.Run(t, func(t *testing.T) textindex.Indexer {
-		idx, err := postgres.Open(ctx, dsn)
+		idx, err := postgres.Open(ctx, dsn, postgres.Options{})
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -52,7 +52,7 @@ func TestConcurrentOpen(t *testing.T) {
 	errs := make([]error, openers)
 	for n := range openers {
 		wg.Go(func() {
-			idx, err := postgres.Open(ctx, dsn)
+			idx, err := postgres.Open(ctx, dsn, postgres.Options{})
 			if err == nil {
 				err = idx.Close()
 			}
@@ -82,7 +82,7 @@ func TestConcurrentOpen(t *testing.T) {
 // TestUnstorableText checks that text PostgreSQL cannot store is cleaned
 // rather than rejected.
 func TestUnstorableText(t *testing.T) {
-	idx, err := postgres.Open(context.Background(), pgtest.Database(t, "textindex"))
+	idx, err := postgres.Open(context.Background(), pgtest.Database(t, "textindex"), postgres.Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestUnstorableText(t *testing.T) {
 
 func BenchmarkPostgres(b *testing.B) {
 	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
-		idx, err := postgres.Open(context.Background(), pgtest.Database(b, "textindex"))
+		idx, err := postgres.Open(context.Background(), pgtest.Database(b, "textindex"), postgres.Options{})
 		if err != nil {
 			b.Fatalf("Open: %v", err)
 		}
@@ -138,7 +138,7 @@ func TestMigrateDuplicates(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	idx, err := postgres.Open(ctx, dsn)
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
 	if err != nil {
 		t.Fatalf("Open migrates: %v", err)
 	}

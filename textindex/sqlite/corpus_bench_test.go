@@ -48,7 +48,7 @@ func BenchmarkCrawledCorpus(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				b.StopTimer()
-				idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"))
+				idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"), sqlite.Options{})
 				if err != nil {
 					b.Fatalf("Open: %v", err)
 				}

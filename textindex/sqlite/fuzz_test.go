@@ -19,7 +19,7 @@ func FuzzSearch(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	idx, err := sqlite.Open(context.Background(), filepath.Join(f.TempDir(), "index.db"))
+	idx, err := sqlite.Open(context.Background(), filepath.Join(f.TempDir(), "index.db"), sqlite.Options{})
 	if err != nil {
 		f.Fatalf("Open: %v", err)
 	}

@@ -21,7 +21,7 @@ import (
 // closes it, returning the pages' IDs.
 func writeTestIndex(t *testing.T, path string, n int) []uuid.UUID {
 	t.Helper()
-	idx, err := Open(context.Background(), path)
+	idx, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -88,8 +88,8 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 		overwrite(t, path, off, 64<<10, seed)
 		damaged, _ := os.ReadFile(path)
 
-		for name, open := range map[string]func(context.Context, string) (*Index, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
-			idx, err := open(context.Background(), path)
+		for name, opts := range map[string]Options{"Open": {}, "Open read-only": {ReadOnly: true}} {
+			idx, err := Open(context.Background(), path, opts)
 			if err == nil {
 				idx.Close()
 				t.Fatalf("seed %d: %s of a damaged index succeeded", seed, name)
@@ -114,7 +114,7 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	overwrite(t, path, 0, 100, 99)
-	if idx, err := Open(context.Background(), path); !errors.Is(err, textindex.ErrCorrupt) {
+	if idx, err := Open(context.Background(), path, Options{}); !errors.Is(err, textindex.ErrCorrupt) {
 		if err == nil {
 			idx.Close()
 		}
@@ -149,7 +149,7 @@ func TestDamageBeyondTheOpenCheckIsErrCorrupt(t *testing.T) {
 	fullCheckMaxBytes = 0 // as if the file were large
 	t.Cleanup(func() { fullCheckMaxBytes = full })
 
-	idx, err := Open(context.Background(), path)
+	idx, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("Open with the docs table intact: %v", err)
 	}
@@ -174,7 +174,7 @@ func TestDamageBeyondTheOpenCheckIsErrCorrupt(t *testing.T) {
 
 	// The same file is refused at open by the full check.
 	fullCheckMaxBytes = full
-	if idx2, err := Open(context.Background(), path); !errors.Is(err, textindex.ErrCorrupt) {
+	if idx2, err := Open(context.Background(), path, Options{}); !errors.Is(err, textindex.ErrCorrupt) {
 		if err == nil {
 			idx2.Close()
 		}

@@ -44,7 +44,7 @@ legacy words')`,
 		t.Fatal(err)
 	}
 
-	idx, err := Open(ctx, path)
+	idx, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatalf("Open migrates: %v", err)
 	}

@@ -31,7 +31,7 @@ func searchCount(t *testing.T, idx *Index, word string) uint64 {
 func TestOpenReadOnlyWhileWriting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
-	w, err := Open(ctx, path)
+	w, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestOpenReadOnlyDirectory(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "index.db")
-	w, err := Open(ctx, path)
+	w, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestOpenReadOnlyDirectory(t *testing.T) {
 	saved := dirWritable
 	dirWritable = func(d string) bool { probed = d; return false }
 	defer func() { dirWritable = saved }()
-	r, err := OpenReadOnly(ctx, path)
+	r, err := Open(ctx, path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestOpenReadOnlyDirectory(t *testing.T) {
 func TestOpenReadOnlyRefuses(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := OpenReadOnly(ctx, filepath.Join(dir, "missing.db")); err == nil {
+	if _, err := Open(ctx, filepath.Join(dir, "missing.db"), Options{ReadOnly: true}); err == nil {
 		t.Error("opened a missing index")
 	}
 	if _, err := textindex.Open(ctx, "sqlite://"+filepath.ToSlash(dir)+"/x.db?mode=rw"); err == nil {

@@ -14,7 +14,7 @@
 //	sqlite:relative/path/index.db      (relative to the working directory)
 //
 // Missing parent directories are created. The one parameter, ?mode=ro,
-// opens an existing index read-only (see OpenReadOnly).
+// opens an existing index read-only (see Options.ReadOnly).
 //
 // # Storage
 //
@@ -27,7 +27,7 @@
 //
 // A file damaged behind SQLite's back (overwritten, truncated, a bad disk)
 // is refused when it is opened, with textindex.ErrCorrupt, before anything
-// is written: Open and OpenReadOnly run PRAGMA quick_check over every page
+// is written: Open (read-only or not) runs PRAGMA quick_check over every page
 // of a file of up to 256 MiB (well under a second), and over the schema and
 // the docs table of a larger one. Damage found later by a statement also
 // fails with textindex.ErrCorrupt, and its transaction is not committed.
@@ -75,10 +75,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if ro {
-			return OpenReadOnly(ctx, path)
-		}
-		return Open(ctx, path)
+		return Open(ctx, path, Options{ReadOnly: ro})
 	})
 }
 
@@ -126,18 +123,49 @@ type Index struct {
 	path string  // named in errors
 }
 
-// Open opens, or creates, the index in the SQLite file at path and brings
-// its schema up to date. Several processes may open the same file; writes
-// are then serialised by SQLite's lock, waiting up to busyTimeout.
-func Open(ctx context.Context, path string) (*Index, error) {
+// Options tunes Open. The zero value opens the index for reading and
+// writing, creating it if need be; the URL form sets ReadOnly with
+// ?mode=ro.
+type Options struct {
+	// ReadOnly opens an existing index for searching only; its writes
+	// fail with ErrReadOnly. Nothing is created or migrated, so it works
+	// while another process (a crawl) writes to the index, and on a
+	// directory or file it may not write to.
+	//
+	// A reader of a WAL database needs to write its shared-memory file
+	// (index.db-shm) when the directory allows. In a directory it may not
+	// write to, with no write-ahead log left (a crawl that ended normally
+	// checkpoints and removes it), the file is opened as immutable, which
+	// needs no shared memory; with a log present (a writer, perhaps
+	// another user, may be at work) it is read through the existing -shm
+	// file, which SQLite allows read-only.
+	ReadOnly bool
+}
+
+// Open opens the index in the SQLite file at path: unless opts.ReadOnly,
+// it creates the file if need be and brings its schema up to date.
+// Several processes may open the same file; writes are then serialised by
+// SQLite's lock, waiting up to busyTimeout. ctx bounds the opening only
+// (the integrity check and the migrations); the Index does not keep it.
+func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: open %q: file names with '?' or '#' are not supported", path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: create parent directory: %w", path, err)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	if err := registerSiteFunc(); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
+	}
+	if opts.ReadOnly {
+		return openReadOnly(ctx, path)
+	}
+	return openReadWrite(ctx, path)
+}
+
+func openReadWrite(ctx context.Context, path string) (*Index, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: create parent directory: %w", path, err)
 	}
 	dsn := path + "?_pragma=busy_timeout(" + busyTimeoutMillis + ")&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -165,30 +193,13 @@ func Open(ctx context.Context, path string) (*Index, error) {
 }
 
 // ErrReadOnly is returned by the writes of an index opened with
-// OpenReadOnly.
+// Options.ReadOnly.
 var ErrReadOnly = errors.New("sqlite: the index was opened read-only")
 
-// OpenReadOnly opens the existing index at path for searching only; its
-// writes fail with ErrReadOnly. It neither creates nor migrates anything,
-// so it works while another process (a crawl) writes to the index, and on
-// a directory or file it may not write to.
-//
-// A reader of a WAL database needs to write its shared-memory file
-// (index.db-shm) when the directory allows. In a directory it may not
-// write to, with no write-ahead log left (a crawl that ended normally
-// checkpoints and removes it), the file is opened as immutable, which
-// needs no shared memory; with a log present (a writer, perhaps another
-// user, may be at work) it is read through the existing -shm file, which
-// SQLite allows read-only.
-func OpenReadOnly(ctx context.Context, path string) (*Index, error) {
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("sqlite: open %q: file names with '?' or '#' are not supported", path)
-	}
+// openReadOnly opens the existing index at path for Options.ReadOnly.
+func openReadOnly(ctx context.Context, path string) (*Index, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
-	}
-	if err := registerSiteFunc(); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
 	}
 	params := "mode=ro&_pragma=busy_timeout(" + busyTimeoutMillis + ")"
 	if !dirWritable(filepath.Dir(path)) && walEmpty(path) {

@@ -17,7 +17,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newIndex(t *testing.T) textindex.Indexer {
-	idx, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sub", "dir", "index.db"))
+	idx, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sub", "dir", "index.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) { indextest.Run(t, newIndex) }
 
 func BenchmarkSQLite(b *testing.B) {
 	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
-		idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"))
+		idx, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "index.db"), sqlite.Options{})
 		if err != nil {
 			b.Fatalf("Open: %v", err)
 		}
@@ -79,11 +79,11 @@ func TestOpenURLForms(t *testing.T) {
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
-	first, err := sqlite.Open(ctx, path)
+	first, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	second, err := sqlite.Open(ctx, path)
+	second, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatalf("second Open: %v", err)
 	}
@@ -97,7 +97,7 @@ func TestReopen(t *testing.T) {
 	first.Close()
 	second.Close()
 
-	again, err := sqlite.Open(ctx, path)
+	again, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}

@@ -220,7 +220,7 @@ func (w *writer) exec(ctx context.Context, query string, args ...any) error {
 // committed (or failed).
 func (w *writer) do(fn func(ctx context.Context, w *writer, text *textBatch) error) error {
 	if w == nil {
-		return ErrReadOnly // an index from OpenReadOnly has no writer
+		return ErrReadOnly // an index opened read-only has no writer
 	}
 	op := &writeOp{fn: fn, done: make(chan error, 1)}
 	w.queueMu.Lock()

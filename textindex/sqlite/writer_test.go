@@ -13,7 +13,7 @@ import (
 
 func openTest(t *testing.T) *Index {
 	t.Helper()
-	idx, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"))
+	idx, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
