@@ -466,3 +466,63 @@ func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
 		t.Fatalf("search: want one result, the final URL's, also at %s", start.URL)
 	}
 }
+
+// headSite serves an image, an HTML page, a page whose server refuses
+// HEAD, and a redirect to the image.
+func headSite(t *testing.T) (string, *hitLog) {
+	s, hits := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/img":
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = io.WriteString(w, strings.Repeat("\x89PNG", 1000))
+		case "/no-head":
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			htmlPage(w, "page")
+		case "/to-img":
+			http.Redirect(w, r, "/img", http.StatusFound)
+		default:
+			htmlPage(w, "page")
+		}
+	})
+	return s.URL, hits
+}
+
+// With Config.HeadFirst, non-HTML is skipped on the HEAD's word, without a
+// GET; everything else (HTML, 405 to the HEAD, a redirect) is fetched with
+// a GET after the HEAD, and every redirect hop gets its own HEAD.
+func TestFetcherHeadFirst(t *testing.T) {
+	cases := []struct {
+		path     string
+		kept     bool
+		reason   Reason
+		requests []string
+	}{
+		{path: "/img", reason: ReasonContentType, requests: []string{"HEAD /img"}},
+		{path: "/page", kept: true, requests: []string{"HEAD /page", "GET /page"}},
+		{path: "/no-head", kept: true, requests: []string{"HEAD /no-head", "GET /no-head"}},
+		{path: "/to-img", reason: ReasonContentType, requests: []string{"HEAD /to-img", "GET /to-img", "HEAD /img"}},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			base, hits := headSite(t)
+			cfg := loopbackConfig()
+			cfg.HeadFirst = true
+			p, kept := fetchWith(t, cfg, base+c.path)
+			if kept != c.kept || (!kept && p.outcome.reason != c.reason) {
+				t.Fatalf("kept %v reason %v (%v), want %v %v", kept, p.outcome.reason, p.outcome.err, c.kept, c.reason)
+			}
+			if !kept && (p.outcome.bytes != 0 || p.ContentType != "image/png") {
+				t.Errorf("skipped page: %d body bytes read, Content-Type %q", p.outcome.bytes, p.ContentType)
+			}
+			if kept && (string(p.Body) != "page" || p.FinalURL != base+c.path) {
+				t.Errorf("kept page: body %q FinalURL %q", p.Body, p.FinalURL)
+			}
+			if got := hits.list(); !slices.Equal(got, c.requests) {
+				t.Errorf("requests = %q, want %q", got, c.requests)
+			}
+		})
+	}
+}
