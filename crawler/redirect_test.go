@@ -246,16 +246,17 @@ func TestFetcherRedirectObeysRobots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checker, err := robots.New(cfg.URLGetter, robots.Options{})
+	// A gate on the site's robots.txt rules, as package engine's.
+	rules, _, err := robots.Fetch(context.Background(), cfg.URLGetter, s.URL, robots.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer checker.Close()
-	gate, err := NewRobotsGate(checker, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Gates = []Gate{gate}
+	cfg.Gates = []Gate{GateFunc(func(_ context.Context, u *url.URL) error {
+		if !rules.AllowedURL(u) {
+			return Skip(ReasonRobots, errors.New("disallowed by robots.txt"))
+		}
+		return nil
+	})}
 	p, kept := fetchWith(t, cfg, s.URL+"/open")
 	if kept || p.outcome.reason != ReasonRobots {
 		t.Fatalf("kept %v, reason %v (%v); want robots", kept, p.outcome.reason, p.outcome.err)
@@ -397,9 +398,6 @@ func TestFetcherRedirectOutOfScope(t *testing.T) {
 	}
 	if _, err := NewScopeGate(nil); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("NewScopeGate(nil) = %v", err)
-	}
-	if _, err := NewRobotsGate(nil, nil); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("NewRobotsGate(nil) = %v", err)
 	}
 }
 
