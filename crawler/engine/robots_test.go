@@ -85,7 +85,7 @@ func TestRobotsUnreachableForGood(t *testing.T) {
 	if o.Reason != crawler.ReasonRobotsUnreachable || o.Err == nil || !strings.Contains(o.Err.Error(), "502") {
 		t.Errorf("seed outcome %v (%v), want robots-unreachable with the 502", o.Reason, o.Err)
 	}
-	if !engine.IsError(o.Reason) || sum.Errors != 1 {
+	if !o.Reason.IsError() || sum.Errors != 1 {
 		t.Errorf("robots-unreachable must count as an error: %+v", sum.Progress)
 	}
 	if n := log.count(h.Host, "/robots.txt"); n != 1+crawler.DefaultMaxRetries {
