@@ -91,15 +91,20 @@ type Config struct {
 
 	// Retry, if set, has failed requests that may succeed later (timeouts,
 	// connection resets, 429, most 5xx) sent again with exponential
-	// backoff, honouring Retry-After, by the fetch stage itself (the same
-	// policy as RetryingGetter's). The zero RetryPolicy gives its
-	// defaults. Default: nil, no retries.
+	// backoff, honouring Retry-After, by the fetch stage itself: with a
+	// Scheduler, a page waiting for its retry is parked, not held by a
+	// worker. The zero RetryPolicy gives its defaults. Default: nil, no
+	// retries.
 	Retry *RetryPolicy
 
 	// HeadFirst sends a HEAD request before each GET (of every redirect
-	// hop) and skips non-HTML resources on its answer, without downloading
-	// them, as HeadFirstGetter does. Default: false, since it costs a round
-	// trip per page.
+	// hop) and skips non-HTML resources on its answer (a 2xx with a
+	// Content-Type that is not HTML) with ReasonContentType, without
+	// downloading them; any other answer (HTML, no type, a redirect, 405
+	// from servers without HEAD) is settled by the GET. It pays off only
+	// where many links lead to large non-HTML resources that their URL
+	// does not betray (names ending in .png, .pdf and the like are skipped
+	// anyway). Default: false, since it costs a round trip per page.
 	HeadFirst bool
 
 	// LinkNormalization selects the optional URL normalisations applied to
@@ -169,7 +174,9 @@ type Config struct {
 	// Gates, if set, are asked in order, before each request and after the
 	// built-in checks, whether the URL may be fetched; the first error stops
 	// the page (see Gate). They are where robots.txt, scope and similar
-	// policies plug in.
+	// policies plug in: package engine's crawl obeys robots.txt through
+	// one of its own; a crawl without it can build one on robots.Fetch
+	// and Rules.AllowedURL, and on ScopeGate for a scope.
 	Gates []Gate
 
 	// Processors receive every crawled page beside the graph updater and

@@ -3,7 +3,8 @@
 // package pipeline:
 //
 //	source (a linkgraph.LinkIterator)
-//	  → fetch (fixed worker pool; gates, redirects, retries)
+//	  → fetch (fixed worker pool; gates, redirects, a HEAD first if
+//	    Config.HeadFirst, retries under Config.Retry)
 //	  → extract links, and the text when something consumes it, in one
 //	    pass of the tokenizer (a worker per CPU)
 //	  → the stores side by side (a scatter-gather stage, in batches): the

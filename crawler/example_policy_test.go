@@ -43,9 +43,10 @@ func ExampleNewLinkExtractorWithOptions() {
 	// https://example.com/blog/post-1
 }
 
-// A crawl that retries a busy server, skips non-HTML after a HEAD request
-// and refuses redirects out of its scope.
-func ExampleRetryingGetter() {
+// A crawl whose fetch stage retries a busy server (Config.Retry), skips
+// non-HTML after a HEAD request (Config.HeadFirst) and refuses redirects
+// out of its scope (a Gate).
+func ExampleConfig_fetchPolicies() {
 	var busy atomic.Bool
 	busy.Store(true)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,18 +72,12 @@ func ExampleRetryingGetter() {
 	detector := privnet.New(netip.MustParsePrefix("127.0.0.1/32"))
 	client := crawler.NewURLGetter(detector)
 	defer client.CloseIdleConnections()
-	retrying, err := crawler.NewRetryingGetter(client, crawler.RetryPolicy{BaseDelay: 10 * time.Millisecond})
-	if err != nil {
-		panic(err)
-	}
-	getter, err := crawler.NewHeadFirstGetter(retrying)
-	if err != nil {
-		panic(err)
-	}
 	outcomes := make(chan crawler.Outcome, 3)
 	c, err := crawler.NewCrawler(crawler.Config{
 		PrivateNetworkDetector: detector,
-		URLGetter:              getter,
+		URLGetter:              client,
+		Retry:                  &crawler.RetryPolicy{BaseDelay: 10 * time.Millisecond},
+		HeadFirst:              true,
 		FetchWorkers:           1,
 		Gates: []crawler.Gate{crawler.GateFunc(func(_ context.Context, u *url.URL) error {
 			if strings.HasPrefix(u.Path, "/admin/") {

@@ -124,3 +124,15 @@ func ExampleStages() {
 	// Output:
 	// 2 [About Home] <nil>
 }
+
+// A crawl's report tells failures from skips by the outcome's reason.
+func ExampleReason_IsError() {
+	for _, r := range []crawler.Reason{crawler.ReasonCrawled, crawler.ReasonRobots, crawler.ReasonHTTPStatus, crawler.ReasonRobotsUnreachable} {
+		fmt.Println(r, r.IsError())
+	}
+	// Output:
+	// crawled false
+	// robots false
+	// http-status true
+	// robots-unreachable true
+}

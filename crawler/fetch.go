@@ -42,9 +42,8 @@ import (
 // a URLGetter that returns 3xx responses instead of following them: an
 // *http.Client is used through a copy whose CheckRedirect returns
 // http.ErrUseLastResponse, and a getter implementing RedirectDisabler is
-// asked for such a variant (RetryingGetter and HeadFirstGetter pass the
-// request on). Any other getter may follow redirects on its own; the
-// Fetcher then checks at least the URL it ended at.
+// asked for such a variant. Any other getter may follow redirects on its
+// own; the Fetcher then checks at least the URL it ended at.
 //
 // A page with validators from its last retrieval (Payload.ETag,
 // Payload.LastModified) is requested conditionally (If-None-Match,
@@ -384,6 +383,15 @@ func validator(h http.Header, name string) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// headSaysNotHTML reports whether a HEAD's answer settles that the resource
+// is not HTML: a 2xx with a Content-Type that is not HTML. Anything else
+// (HTML, no type, a redirect, an error such as 405 from servers without
+// HEAD) is for the GET to settle.
+func headSaysNotHTML(res *http.Response) bool {
+	ct := res.Header.Get("Content-Type")
+	return res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct)
 }
 
 // isHTML reports whether a Content-Type names an HTML document.

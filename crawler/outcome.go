@@ -106,6 +106,21 @@ func (r Reason) String() string {
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
 
+// IsError reports whether an outcome with this reason is a failure, as
+// opposed to a page crawled or skipped by policy or limit: a page that
+// should have been crawled and was not (a fetch error, an error status, an
+// undecodable body, a redirect loop or too many redirects, a crawl
+// cancelled before the page was done, an unreachable robots.txt). It is
+// what package engine counts as Errors.
+func (r Reason) IsError() bool {
+	switch r {
+	case ReasonFetchError, ReasonHTTPStatus, ReasonCharset, ReasonRedirectLoop,
+		ReasonTooManyRedirects, ReasonCanceled, ReasonRobotsUnreachable:
+		return true
+	}
+	return false
+}
+
 // Outcome reports what became of one URL of a crawl. Fields that the crawl
 // did not get to are zero: a URL skipped for its extension has no status.
 type Outcome struct {

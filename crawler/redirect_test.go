@@ -246,16 +246,17 @@ func TestFetcherRedirectObeysRobots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checker, err := robots.New(cfg.URLGetter, robots.Options{})
+	// A gate on the site's robots.txt rules, as package engine's.
+	rules, _, err := robots.Fetch(context.Background(), cfg.URLGetter, s.URL, robots.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer checker.Close()
-	gate, err := NewRobotsGate(checker, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Gates = []Gate{gate}
+	cfg.Gates = []Gate{GateFunc(func(_ context.Context, u *url.URL) error {
+		if !rules.AllowedURL(u) {
+			return Skip(ReasonRobots, errors.New("disallowed by robots.txt"))
+		}
+		return nil
+	})}
 	p, kept := fetchWith(t, cfg, s.URL+"/open")
 	if kept || p.outcome.reason != ReasonRobots {
 		t.Fatalf("kept %v, reason %v (%v); want robots", kept, p.outcome.reason, p.outcome.err)
@@ -398,9 +399,6 @@ func TestFetcherRedirectOutOfScope(t *testing.T) {
 	if _, err := NewScopeGate(nil); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("NewScopeGate(nil) = %v", err)
 	}
-	if _, err := NewRobotsGate(nil, nil); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("NewRobotsGate(nil) = %v", err)
-	}
 }
 
 // A URL that net/url writes otherwise ("a b" → "a%20b") is not mistaken
@@ -464,5 +462,65 @@ func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
 	defer it.Close()
 	if !it.Next() || it.Document().LinkID != final.ID || !slices.Equal(it.Document().AlsoAt, []string{start.URL}) || it.Next() {
 		t.Fatalf("search: want one result, the final URL's, also at %s", start.URL)
+	}
+}
+
+// headSite serves an image, an HTML page, a page whose server refuses
+// HEAD, and a redirect to the image.
+func headSite(t *testing.T) (string, *hitLog) {
+	s, hits := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/img":
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = io.WriteString(w, strings.Repeat("\x89PNG", 1000))
+		case "/no-head":
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			htmlPage(w, "page")
+		case "/to-img":
+			http.Redirect(w, r, "/img", http.StatusFound)
+		default:
+			htmlPage(w, "page")
+		}
+	})
+	return s.URL, hits
+}
+
+// With Config.HeadFirst, non-HTML is skipped on the HEAD's word, without a
+// GET; everything else (HTML, 405 to the HEAD, a redirect) is fetched with
+// a GET after the HEAD, and every redirect hop gets its own HEAD.
+func TestFetcherHeadFirst(t *testing.T) {
+	cases := []struct {
+		path     string
+		kept     bool
+		reason   Reason
+		requests []string
+	}{
+		{path: "/img", reason: ReasonContentType, requests: []string{"HEAD /img"}},
+		{path: "/page", kept: true, requests: []string{"HEAD /page", "GET /page"}},
+		{path: "/no-head", kept: true, requests: []string{"HEAD /no-head", "GET /no-head"}},
+		{path: "/to-img", reason: ReasonContentType, requests: []string{"HEAD /to-img", "GET /to-img", "HEAD /img"}},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			base, hits := headSite(t)
+			cfg := loopbackConfig()
+			cfg.HeadFirst = true
+			p, kept := fetchWith(t, cfg, base+c.path)
+			if kept != c.kept || (!kept && p.outcome.reason != c.reason) {
+				t.Fatalf("kept %v reason %v (%v), want %v %v", kept, p.outcome.reason, p.outcome.err, c.kept, c.reason)
+			}
+			if !kept && (p.outcome.bytes != 0 || p.ContentType != "image/png") {
+				t.Errorf("skipped page: %d body bytes read, Content-Type %q", p.outcome.bytes, p.ContentType)
+			}
+			if kept && (string(p.Body) != "page" || p.FinalURL != base+c.path) {
+				t.Errorf("kept page: body %q FinalURL %q", p.Body, p.FinalURL)
+			}
+			if got := hits.list(); !slices.Equal(got, c.requests) {
+				t.Errorf("requests = %q, want %q", got, c.requests)
+			}
+		})
 	}
 }

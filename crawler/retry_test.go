@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
 )
@@ -20,17 +23,11 @@ import (
 // fastRetries keeps the tests quick: a millisecond of backoff.
 var fastRetries = RetryPolicy{MaxRetries: 3, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond}
 
-// retryingClient returns a RetryingGetter around a loopback client, and
-// closes its idle connections at the end of the test.
-func retryingClient(t *testing.T, p RetryPolicy) *RetryingGetter {
-	t.Helper()
-	c := NewURLGetter(privnet.New(netipLoopback))
-	t.Cleanup(c.CloseIdleConnections)
-	g, err := NewRetryingGetter(c, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+// retryConfig is a loopback Config whose fetch stage retries under p.
+func retryConfig(p RetryPolicy) Config {
+	cfg := loopbackConfig()
+	cfg.Retry = &p
+	return cfg
 }
 
 // scripted answers the n-th request (from 0) with statuses[n], and the
@@ -51,27 +48,37 @@ func scripted(t *testing.T, retryAfter string, statuses ...int) (string, *atomic
 	return s.URL + "/", &n
 }
 
-func get(t *testing.T, ctx context.Context, g URLGetter, rawURL string) (*http.Response, string, error) {
+// fetchCtx is fetchWith under ctx, without a scheduler: retries wait in
+// place.
+func fetchCtx(t *testing.T, ctx context.Context, cfg Config, rawURL string) (*Payload, bool) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Do(req)
-	if err != nil {
-		return nil, "", err
+	if c, ok := cfg.URLGetter.(*http.Client); ok {
+		t.Cleanup(c.CloseIdleConnections)
 	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
+	f, err := NewFetcher(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, string(b), nil
+	p := NewPayload([16]byte{1}, rawURL, time.Time{})
+	t.Cleanup(p.MarkAsProcessed)
+	out, err := f.Process(ctx, p)
+	if err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	return p, out != nil
 }
 
-func TestRetryingGetterStatuses(t *testing.T) {
+// The fetch stage retries 429 and the 5xx that may pass, at most
+// MaxRetries times, waiting for a Retry-After within MaxRetryAfter; other
+// statuses, and a Retry-After beyond the cap, end the fetch at once.
+func TestFetcherRetryStatuses(t *testing.T) {
 	cases := []struct {
 		name       string
+		policy     *RetryPolicy // default fastRetries
 		statuses   []int
 		retryAfter string
 		want       int // final status
@@ -85,23 +92,32 @@ func TestRetryingGetterStatuses(t *testing.T) {
 		{name: "404 not retried", statuses: []int{404, 200}, want: 404, requests: 1},
 		{name: "403 not retried", statuses: []int{403, 200}, want: 403, requests: 1},
 		{name: "501 not retried", statuses: []int{501, 200}, want: 501, requests: 1},
+		{name: "505 not retried", statuses: []int{505, 200}, want: 505, requests: 1},
 		{name: "Retry-After beyond the cap not waited for", statuses: []int{429, 200}, retryAfter: "3600", want: 429, requests: 1},
+		{name: "Retry-After beyond a lower cap not waited for", statuses: []int{503, 200}, retryAfter: "2", want: 503, requests: 1,
+			policy: &RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Second}},
 		{name: "Retry-After as a past date", statuses: []int{503, 200}, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT", want: 200, requests: 2},
+		{name: "no retries", statuses: []int{503, 200}, want: 503, requests: 1,
+			policy: &RetryPolicy{MaxRetries: -1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			u, n := scripted(t, c.retryAfter, c.statuses...)
-			g := retryingClient(t, fastRetries)
+			policy := fastRetries
+			if c.policy != nil {
+				policy = *c.policy
+			}
 			start := time.Now()
-			res, body, err := get(t, context.Background(), g, u)
-			if err != nil {
-				t.Fatal(err)
+			p, kept := fetchWith(t, retryConfig(policy), u)
+			if p.StatusCode != c.want || n.Load() != c.requests {
+				t.Errorf("status %d after %d requests, want %d after %d", p.StatusCode, n.Load(), c.want, c.requests)
 			}
-			if res.StatusCode != c.want || n.Load() != c.requests {
-				t.Errorf("status %d after %d requests, want %d after %d", res.StatusCode, n.Load(), c.want, c.requests)
-			}
-			if want := fmt.Sprintf("attempt %d", c.requests-1); body != want {
-				t.Errorf("body %q, want the last attempt's %q", body, want)
+			if c.want == http.StatusOK {
+				if want := fmt.Sprintf("attempt %d", c.requests-1); !kept || string(p.Body) != want {
+					t.Errorf("kept %v body %q (%v %v), want the last attempt's %q", kept, p.Body, p.outcome.reason, p.outcome.err, want)
+				}
+			} else if kept || p.outcome.reason != ReasonHTTPStatus {
+				t.Errorf("kept %v reason %v, want %v", kept, p.outcome.reason, ReasonHTTPStatus)
 			}
 			if el := time.Since(start); el < c.minElapsed {
 				t.Errorf("took %v, want at least %v (Retry-After)", el, c.minElapsed)
@@ -110,43 +126,49 @@ func TestRetryingGetterStatuses(t *testing.T) {
 	}
 }
 
-// A wait that would outlast the request's context is not started: the last
-// response comes back at once.
-func TestRetryingGetterGivesUpBeforeDeadline(t *testing.T) {
+// A wait that would outlast the fetch's timeout is not started: the last
+// response settles the page at once.
+func TestFetcherRetryGivesUpBeforeDeadline(t *testing.T) {
 	u, n := scripted(t, "2", 503, 200)
-	g := retryingClient(t, fastRetries)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
+	cfg := retryConfig(fastRetries)
+	cfg.FetchTimeout = time.Second
 	start := time.Now()
-	res, _, err := get(t, ctx, g, u)
-	if err != nil || res.StatusCode != 503 || n.Load() != 1 {
-		t.Fatalf("got %v, %v after %d requests; want the 503 alone", res, err, n.Load())
+	p, kept := fetchWith(t, cfg, u)
+	if kept || p.StatusCode != 503 || p.outcome.reason != ReasonHTTPStatus || n.Load() != 1 {
+		t.Fatalf("kept %v status %d reason %v after %d requests; want the 503 alone", kept, p.StatusCode, p.outcome.reason, n.Load())
 	}
 	if el := time.Since(start); el > 900*time.Millisecond { // waiting would take the 2 s Retry-After
 		t.Errorf("took %v: it waited", el)
 	}
 }
 
-// Cancelling the request's context ends the wait at once.
-func TestRetryingGetterCancelledWhileWaiting(t *testing.T) {
+// Cancelling the crawl ends a retry's wait at once; the page is reported
+// cancelled, not failed.
+func TestFetcherRetryCancelledWhileWaiting(t *testing.T) {
 	u, n := scripted(t, "", 503)
-	g := retryingClient(t, RetryPolicy{BaseDelay: time.Minute, MaxDelay: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
 		for n.Load() == 0 {
 			time.Sleep(time.Millisecond)
 		}
 		cancel()
 	}()
-	_, _, err := get(t, ctx, g, u)
-	if !errors.Is(err, context.Canceled) || n.Load() != 1 {
-		t.Fatalf("err %v after %d requests, want context.Canceled after 1", err, n.Load())
+	cfg := retryConfig(RetryPolicy{BaseDelay: time.Minute, MaxDelay: time.Minute})
+	cfg.FetchTimeout = 10 * time.Minute // the wait fits in the fetch's time
+	start := time.Now()
+	p, kept := fetchCtx(t, ctx, cfg, u)
+	if kept || p.outcome.reason != ReasonCanceled || !errors.Is(p.outcome.err, context.Canceled) || n.Load() != 1 {
+		t.Fatalf("kept %v reason %v (%v) after %d requests, want cancelled after 1", kept, p.outcome.reason, p.outcome.err, n.Load())
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %v: the wait outlived the cancellation", el)
 	}
 }
 
 // A connection closed before the response is transient; the request is
 // sent again on a new connection.
-func TestRetryingGetterConnectionReset(t *testing.T) {
+func TestFetcherRetryConnectionReset(t *testing.T) {
 	var n atomic.Int32
 	s, _ := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
@@ -161,17 +183,15 @@ func TestRetryingGetterConnectionReset(t *testing.T) {
 		}
 		htmlPage(w, "ok")
 	})
-	g := retryingClient(t, fastRetries)
-	res, body, err := get(t, context.Background(), g, s.URL)
-	if err != nil || res.StatusCode != 200 || body != "ok" || n.Load() != 2 {
-		t.Fatalf("got %v, %q, %v after %d requests", res, body, err, n.Load())
+	p, kept := fetchWith(t, retryConfig(fastRetries), s.URL)
+	if !kept || p.StatusCode != 200 || string(p.Body) != "ok" || n.Load() != 2 {
+		t.Fatalf("kept %v status %d body %q (%v) after %d requests", kept, p.StatusCode, p.Body, p.outcome.err, n.Load())
 	}
 }
 
-// Through the fetch stage: a 503 then a page is crawled, and a redirect is
-// still followed (and checked) by the Fetcher, not by the client inside the
-// RetryingGetter.
-func TestFetcherWithRetryingGetter(t *testing.T) {
+// A retried request is the current hop's: a redirect target that fails
+// once is sent again, and a later redirect is still checked by the gates.
+func TestFetcherRetryAfterRedirect(t *testing.T) {
 	var n atomic.Int32
 	s, hits := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -187,8 +207,7 @@ func TestFetcherWithRetryingGetter(t *testing.T) {
 			htmlPage(w, "new")
 		}
 	})
-	cfg := loopbackConfig()
-	cfg.URLGetter = retryingClient(t, fastRetries)
+	cfg := retryConfig(fastRetries)
 	cfg.Gates = []Gate{GateFunc(func(_ context.Context, u *url.URL) error {
 		if u.Path == "/outside" {
 			return Skip(ReasonScope, nil)
@@ -207,6 +226,116 @@ func TestFetcherWithRetryingGetter(t *testing.T) {
 	if got := hits.list(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("requests = %q, want %q", got, want)
 	}
+}
+
+// parkingScheduler lets every request start and keeps the pages parked
+// with it, with the time they may resume.
+type parkingScheduler struct {
+	mu        sync.Mutex
+	parked    []*Payload
+	notBefore []time.Time
+}
+
+func (s *parkingScheduler) Begin(uuid.UUID, string) (func(), bool) { return func() {}, true }
+
+func (s *parkingScheduler) Park(p *Payload, _ string, notBefore time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parked = append(s.parked, p)
+	s.notBefore = append(s.notBefore, notBefore)
+}
+
+// take returns the only page parked since the last call, and when it may
+// resume.
+func (s *parkingScheduler) take(t *testing.T) (*Payload, time.Time) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.parked) != 1 {
+		t.Fatalf("%d pages parked, want 1", len(s.parked))
+	}
+	p, at := s.parked[0], s.notBefore[0]
+	s.parked, s.notBefore = nil, nil
+	return p, at
+}
+
+// With a scheduler, a page waiting for its retry is parked until the
+// backoff (with its jitter) or a longer Retry-After has passed, not held
+// in place, and resumes at the retry; a Retry-After beyond the cap ends
+// the fetch as without one.
+func TestFetcherRetryParks(t *testing.T) {
+	cases := []struct {
+		name       string
+		retryAfter string
+		jitter     float64
+		wantWait   time.Duration // from the failed attempt to notBefore
+	}{
+		{name: "backoff, least jitter", jitter: 0, wantWait: 50 * time.Millisecond},
+		{name: "backoff, most jitter", jitter: 0.999, wantWait: 100 * time.Millisecond},
+		{name: "Retry-After", retryAfter: "2", wantWait: 2 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u, n := scripted(t, c.retryAfter, 503, 200)
+			sched := &parkingScheduler{}
+			cfg := retryConfig(RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second})
+			cfg.Scheduler = sched
+			f := schedFetcher(t, cfg)
+			f.jitter = func() float64 { return c.jitter }
+			p := NewPayload([16]byte{1}, u, time.Time{})
+			start := time.Now()
+			if out, err := f.Process(context.Background(), p); out != nil || err != nil {
+				t.Fatalf("Process = %v, %v; want the page parked", out, err)
+			}
+			end := time.Now()
+			p.MarkAsProcessed()
+			parked, at := sched.take(t)
+			defer parked.MarkAsProcessed()
+			if wait := at.Sub(start); wait < c.wantWait-2*time.Millisecond || at.Sub(end) > c.wantWait+2*time.Millisecond {
+				t.Errorf("parked until %v after the attempt, want %v", wait, c.wantWait)
+			}
+			if el := time.Since(start); el >= c.wantWait && c.wantWait >= time.Second {
+				t.Errorf("Process took %v: it waited in place", el)
+			}
+			out, err := f.Process(context.Background(), parked)
+			if err != nil || out == nil || string(parked.Body) != "attempt 1" || n.Load() != 2 {
+				t.Fatalf("resumed: %v, %v, body %q after %d requests (%v %v)", out, err, parked.Body, n.Load(), parked.outcome.reason, parked.outcome.err)
+			}
+		})
+	}
+	t.Run("Retry-After beyond the cap", func(t *testing.T) {
+		u, n := scripted(t, "3600", 429, 200)
+		sched := &parkingScheduler{}
+		cfg := retryConfig(fastRetries)
+		cfg.Scheduler = sched
+		f := schedFetcher(t, cfg)
+		p := NewPayload([16]byte{1}, u, time.Time{})
+		defer p.MarkAsProcessed()
+		if out, err := f.Process(context.Background(), p); out != nil || err != nil {
+			t.Fatalf("Process = %v, %v", out, err)
+		}
+		if len(sched.parked) != 0 || p.outcome.reason != ReasonHTTPStatus || p.StatusCode != 429 || n.Load() != 1 {
+			t.Fatalf("%d parked, reason %v status %d after %d requests; want the 429 settled", len(sched.parked), p.outcome.reason, p.StatusCode, n.Load())
+		}
+	})
+}
+
+// schedFetcher returns the fetch stage for cfg and closes its client's idle
+// connections at the end of the test.
+func schedFetcher(t *testing.T, cfg Config) *Fetcher {
+	t.Helper()
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := cfg.URLGetter.(*http.Client); ok {
+		t.Cleanup(c.CloseIdleConnections)
+	}
+	f, err := NewFetcher(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func TestTransientError(t *testing.T) {
@@ -253,7 +382,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestRetryBackoff(t *testing.T) {
-	g, err := NewRetryingGetter(http.DefaultClient, RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second})
+	p, err := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,59 +397,32 @@ func TestRetryBackoff(t *testing.T) {
 		{5, 0.5, 750 * time.Millisecond, 750 * time.Millisecond}, // capped at 1s
 		{200, 0, 500 * time.Millisecond, 500 * time.Millisecond},
 	} {
-		g.jitter = func() float64 { return c.jitter }
-		if d := g.policy.backoff(c.attempt, g.jitter); d < c.min || d > c.max {
+		if d := p.backoff(c.attempt, func() float64 { return c.jitter }); d < c.min || d > c.max {
 			t.Errorf("backoff(%d) with jitter %v = %v, want in [%v, %v]", c.attempt, c.jitter, d, c.min, c.max)
 		}
 	}
 }
 
-func TestNewRetryingGetterInvalid(t *testing.T) {
-	for _, c := range []struct {
-		next URLGetter
-		p    RetryPolicy
-	}{
-		{nil, RetryPolicy{}},
-		{http.DefaultClient, RetryPolicy{BaseDelay: -1}},
-		{http.DefaultClient, RetryPolicy{MaxRetryAfter: -time.Second}},
-		{http.DefaultClient, RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}},
+// A RetryPolicy with negative delays, or a MaxDelay below its BaseDelay,
+// is refused by the stage constructors.
+func TestRetryPolicyInvalid(t *testing.T) {
+	for _, p := range []RetryPolicy{
+		{BaseDelay: -1},
+		{MaxDelay: -time.Second},
+		{MaxRetryAfter: -time.Second},
+		{BaseDelay: time.Second, MaxDelay: time.Millisecond},
 	} {
-		if _, err := NewRetryingGetter(c.next, c.p); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("NewRetryingGetter(%v, %+v) = %v, want ErrInvalidConfig", c.next, c.p, err)
+		cfg := loopbackConfig()
+		cfg.Retry = &p
+		if _, err := NewFetcher(cfg); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("NewFetcher with Retry %+v = %v, want ErrInvalidConfig", p, err)
 		}
 	}
 }
 
-// A request whose body cannot be replayed is sent once.
-func TestRetryingGetterKeepsUnreplayableBody(t *testing.T) {
-	u, n := scripted(t, "", 503, 200)
-	g := retryingClient(t, fastRetries)
-	req, err := http.NewRequest(http.MethodPost, u, io.NopCloser(io.LimitReader(neverEnding('x'), 3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := g.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 503 || n.Load() != 1 {
-		t.Fatalf("status %d after %d requests, want 503 after 1", res.StatusCode, n.Load())
-	}
-}
-
-type neverEnding byte
-
-func (b neverEnding) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(b)
-	}
-	return len(p), nil
-}
-
 // An attempt that times out by the transport's own limit (here, waiting
-// for the response headers) is retried; the request's context is intact.
-func TestRetryingGetterAttemptTimeout(t *testing.T) {
+// for the response headers) is retried; the fetch's timeout is intact.
+func TestFetcherRetryAttemptTimeout(t *testing.T) {
 	var n atomic.Int32
 	s, _ := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
@@ -329,31 +431,27 @@ func TestRetryingGetterAttemptTimeout(t *testing.T) {
 		}
 		htmlPage(w, "ok")
 	})
-	c := NewURLGetter(privnet.New(netipLoopback))
-	defer c.CloseIdleConnections()
+	cfg := retryConfig(fastRetries)
+	c := NewURLGetter(cfg.PrivateNetworkDetector)
 	c.Transport.(*http.Transport).ResponseHeaderTimeout = 100 * time.Millisecond
-	g, err := NewRetryingGetter(c, fastRetries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, body, err := get(t, context.Background(), g, s.URL)
-	if err != nil || res.StatusCode != 200 || body != "ok" || n.Load() != 2 {
-		t.Fatalf("got %v, %q, %v after %d requests", res, body, err, n.Load())
+	cfg.URLGetter = c
+	p, kept := fetchWith(t, cfg, s.URL)
+	if !kept || p.StatusCode != 200 || string(p.Body) != "ok" || n.Load() != 2 {
+		t.Fatalf("kept %v status %d body %q (%v) after %d requests", kept, p.StatusCode, p.Body, p.outcome.err, n.Load())
 	}
 }
 
-// When the request's own context expires, the timeout is final.
-func TestRetryingGetterContextTimeoutNotRetried(t *testing.T) {
+// When the fetch's own timeout expires, the timeout is final.
+func TestFetcherRetryFetchTimeoutNotRetried(t *testing.T) {
 	var n atomic.Int32
 	s, _ := loopbackServer(t, func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		<-r.Context().Done()
 	})
-	g := retryingClient(t, fastRetries)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	_, _, err := get(t, ctx, g, s.URL)
-	if !errors.Is(err, context.DeadlineExceeded) || n.Load() != 1 {
-		t.Fatalf("err %v after %d requests, want DeadlineExceeded after 1", err, n.Load())
+	cfg := retryConfig(fastRetries)
+	cfg.FetchTimeout = 100 * time.Millisecond
+	p, kept := fetchWith(t, cfg, s.URL)
+	if kept || p.outcome.reason != ReasonFetchError || !errors.Is(p.outcome.err, context.DeadlineExceeded) || n.Load() != 1 {
+		t.Fatalf("kept %v reason %v (%v) after %d requests, want a DeadlineExceeded fetch error after 1", kept, p.outcome.reason, p.outcome.err, n.Load())
 	}
 }

@@ -38,6 +38,8 @@ type robotsTable struct {
 	*hostFetcher
 	opts  robots.Options
 	retry crawler.RetryPolicy
+	// maxDelay caps the files' Crawl-delay (Options.MaxCrawlDelay).
+	maxDelay time.Duration
 
 	// share, if set, passes every robots.txt fetched on to the other
 	// processes of a shared crawl.
@@ -67,13 +69,13 @@ func newRobotsTable(hf *hostFetcher, o *Options) *robotsTable {
 	return &robotsTable{
 		hostFetcher: hf,
 		opts: robots.Options{
-			RobotName:     robotName(o.UserAgent),
-			UserAgent:     o.UserAgent,
-			MaxCrawlDelay: o.MaxCrawlDelay,
+			RobotName: robotName(o.UserAgent),
+			UserAgent: o.UserAgent,
 		},
-		retry:   retry,
-		origins: make(map[string]*robotsEntry),
-		paused:  make(map[string]int),
+		retry:    retry,
+		maxDelay: o.MaxCrawlDelay,
+		origins:  make(map[string]*robotsEntry),
+		paused:   make(map[string]int),
 	}
 }
 
@@ -195,7 +197,7 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	if err != nil {
 		e.expires = time.Now().Add(robotsErrorTTL)
 	} else if d, ok := rules.CrawlDelay(); ok {
-		t.sched.SetDelay(host, min(d, t.opts.MaxCrawlDelay))
+		t.sched.SetDelay(host, min(d, t.maxDelay))
 	}
 	if t.paused[host]--; t.paused[host] <= 0 {
 		delete(t.paused, host)
@@ -224,7 +226,7 @@ func (t *robotsTable) seed(host string, rc linkgraph.RobotsCache) {
 	rules := robots.RulesFor(robots.Basis(rc.Basis), rc.Body, t.opts.RobotName)
 	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: robots.Basis(rc.Basis), expires: time.Now().Add(rc.TTL)}
 	if d, ok := rules.CrawlDelay(); ok {
-		t.sched.SetDelay(host, min(d, t.opts.MaxCrawlDelay))
+		t.sched.SetDelay(host, min(d, t.maxDelay))
 	}
 }
 

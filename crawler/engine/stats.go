@@ -12,9 +12,10 @@ import (
 // Progress is a snapshot of a run.
 type Progress struct {
 	// Pages crawled, Errors (pages that should have been crawled and were
-	// not: fetch errors, error statuses, redirect loops..., and a seed
-	// left out by any policy, see SeedFailed), Skipped (by policy or
-	// limit: robots.txt, content type, size...).
+	// not: fetch errors, error statuses, redirect loops... (see
+	// crawler.Reason.IsError), and a seed left out by any policy, see
+	// SeedFailed), Skipped (by policy or limit: robots.txt, content type,
+	// size...).
 	Pages, Errors, Skipped int64
 	// Unchanged counts the crawled pages (among Pages) the server answered
 	// with 304 Not Modified: nothing downloaded, nothing parsed or stored
@@ -75,19 +76,6 @@ func (s *runStats) note(reason string) {
 	s.mu.Unlock()
 }
 
-// IsError reports whether an outcome is a failure, as opposed to a page
-// crawled or skipped by policy or limit: a page that should have been
-// crawled and was not.
-func IsError(r crawler.Reason) bool {
-	switch r {
-	case crawler.ReasonFetchError, crawler.ReasonHTTPStatus, crawler.ReasonCharset,
-		crawler.ReasonRedirectLoop, crawler.ReasonTooManyRedirects, crawler.ReasonCanceled,
-		crawler.ReasonRobotsUnreachable:
-		return true
-	}
-	return false
-}
-
 // SeedFailed reports whether a seed with this outcome counts as an error:
 // a page the caller asked for by name was not crawled. Policies that only
 // skip a found link (a private address, robots.txt, the content type)
@@ -112,7 +100,7 @@ func (s *runStats) record(o crawler.Outcome, seed bool) {
 		if o.Unchanged {
 			s.unchanged.Add(1)
 		}
-	case IsError(o.Reason), seed && SeedFailed(o.Reason):
+	case o.Reason.IsError(), seed && SeedFailed(o.Reason):
 		s.errors.Add(1)
 	default:
 		s.skipped.Add(1)

@@ -15,7 +15,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	// A robots.txt Crawl-delay, e.g. from robots.Decision.CrawlDelay.
+	// A robots.txt Crawl-delay, e.g. from robots.Rules.CrawlDelay.
 	sched.SetDelay("slow.example", 50*time.Millisecond)
 	for _, u := range []string{"/a", "/b", "/c"} {
 		_ = sched.Push(ctx, "slow.example", "http://slow.example"+u)

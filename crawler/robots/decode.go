@@ -54,7 +54,7 @@ func unhex(c byte) (byte, bool) {
 }
 
 // maxParsedDelay bounds the Crawl-delay values parsed, so absurd values do
-// not overflow time.Duration; the Checker applies its own, lower cap.
+// not overflow time.Duration; callers apply their own, lower cap.
 const maxParsedDelay = 24 * time.Hour
 
 // parseDelay parses a Crawl-delay value: a non-negative number of seconds,

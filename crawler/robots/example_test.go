@@ -16,24 +16,20 @@ func Example() {
 	}))
 	defer srv.Close()
 
-	checker, err := robots.New(http.DefaultClient, robots.Options{RobotName: "linksrus"})
+	rules, basis, err := robots.Fetch(context.Background(), http.DefaultClient, srv.URL, robots.Options{RobotName: "linksrus"})
 	if err != nil {
 		panic(err)
 	}
-	defer checker.Close()
-
-	for _, path := range []string{"/public/page", "/private/page", "/robots.txt"} {
+	delay, _ := rules.CrawlDelay()
+	fmt.Printf("%v, Crawl-delay %v\n", basis, delay)
+	for _, path := range []string{"/public/page", "/private/page"} {
 		u, _ := url.Parse(srv.URL + path)
-		d, err := checker.Allowed(context.Background(), u)
-		if err != nil {
-			panic(err)
-		}
-		fmt.Printf("%s allowed=%v delay=%v (%v)\n", path, d.Allowed, d.CrawlDelay, d.Basis)
+		fmt.Printf("%s allowed=%v\n", path, rules.AllowedURL(u))
 	}
 	// Output:
-	// /public/page allowed=true delay=1.5s (robots.txt rules)
-	// /private/page allowed=false delay=1.5s (robots.txt rules)
-	// /robots.txt allowed=true delay=0s (robots.txt path)
+	// robots.txt rules, Crawl-delay 1.5s
+	// /public/page allowed=true
+	// /private/page allowed=false
 }
 
 func ExampleParse() {

@@ -3,21 +3,106 @@ package robots
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 )
 
+// Getter performs HTTP requests; *http.Client satisfies it. Pass the
+// crawler's client so robots.txt fetches go through the same transport,
+// timeouts and private-network guard as page fetches.
+type Getter interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Defaults of Options; see the field documentation for the reasoning.
+const (
+	DefaultRobotName    = "linksrus"
+	DefaultUserAgent    = "linksrus/1.0 (+https://github.com/linksrus/linksrus)"
+	DefaultMaxSize      = 500 << 10
+	DefaultMaxRedirects = 5
+)
+
+// Options configure Fetch and FetchBody. Zero fields take the Default*
+// values.
+type Options struct {
+	// RobotName is the product token looked up in User-agent lines. RFC
+	// 9309 allows only letters, '_' and '-'. Default "linksrus".
+	RobotName string
+	// UserAgent is the User-Agent header of robots.txt requests; it should
+	// name the crawler and how to reach its operator.
+	UserAgent string
+	// MaxSize is the number of body bytes parsed; RFC 9309 requires at
+	// least 500 KiB (the default) and allows ignoring the rest.
+	MaxSize int64
+	// MaxRedirects is the number of redirects followed; RFC 9309 asks for
+	// at least five (the default).
+	MaxRedirects int
+}
+
+// ErrOptions is wrapped by the error of Fetch and FetchBody for invalid
+// Options.
+var ErrOptions = errors.New("robots: invalid options")
+
+func (o *Options) setDefaults() error {
+	if o.RobotName == "" {
+		o.RobotName = DefaultRobotName
+	}
+	for i := 0; i < len(o.RobotName); i++ {
+		if c := o.RobotName[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {
+			return fmt.Errorf("%w: RobotName %q may only contain letters, '_' and '-' (RFC 9309 2.2.1)", ErrOptions, o.RobotName)
+		}
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	if o.MaxSize < 0 || o.MaxRedirects < 0 {
+		return fmt.Errorf("%w: negative limit in %+v", ErrOptions, *o)
+	}
+	if o.MaxSize == 0 {
+		o.MaxSize = DefaultMaxSize
+	}
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = DefaultMaxRedirects
+	}
+	return nil
+}
+
+// Basis says how a robots.txt decision was reached, for crawl reports. Its
+// values are stored (a shared crawl keeps them in its robots.txt cache),
+// so they never change.
+type Basis uint8
+
+// The possible values of Basis.
+const (
+	// BasisRules: the origin's robots.txt was fetched and its rules apply.
+	BasisRules Basis = 0
+	// BasisUnavailable: robots.txt answered 4xx or redirected too often;
+	// everything is allowed.
+	BasisUnavailable Basis = 2
+	// BasisUnreachable: robots.txt answered 5xx or 429 or could not be
+	// fetched; everything is disallowed until it is fetched again.
+	BasisUnreachable Basis = 3
+)
+
+// String describes b for crawl reports.
+func (b Basis) String() string {
+	switch b {
+	case BasisRules:
+		return "robots.txt rules"
+	case BasisUnavailable:
+		return "robots.txt unavailable"
+	case BasisUnreachable:
+		return "robots.txt unreachable"
+	}
+	return fmt.Sprintf("robots.Basis(%d)", uint8(b))
+}
+
 var (
 	allowAll    = &Rules{allowAll: true, specificDelay: -1, globalDelay: -1}
 	disallowAll = &Rules{disallowAll: true, specificDelay: -1, globalDelay: -1}
 )
-
-// fetch retrieves origin's robots.txt for the Checker.
-func (c *Checker) fetch(ctx context.Context, origin string) (*Rules, Basis) {
-	rules, basis, _ := Fetch(ctx, c.get, origin, c.opts)
-	return rules, basis
-}
 
 // Fetch retrieves origin's ("https://example.com") robots.txt with get,
 // following redirects itself (so it works with clients that do not follow

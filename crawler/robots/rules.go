@@ -85,12 +85,26 @@ func (r *Rules) Allowed(path string) bool {
 	return true // only empty patterns matched, which mean nothing
 }
 
-// CrawlDelay returns the Crawl-delay of the group that applies to the
 // AllowedURL reports whether the rules allow u: its escaped path and query
 // are matched, as RFC 9309 requires.
 func (r *Rules) AllowedURL(u *url.URL) bool { return r.Allowed(requestPath(u)) }
 
-// robot, and whether there was one. It is not capped here.
+// requestPath returns the part of u that robots.txt rules match: the
+// escaped path (at least "/") and the query.
+func requestPath(u *url.URL) string {
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// CrawlDelay returns the Crawl-delay of the group that applies to the
+// robot, and whether there was one. It is not capped here: a caller caps
+// it (package engine's Options.MaxCrawlDelay).
 func (r *Rules) CrawlDelay() (time.Duration, bool) {
 	d := r.globalDelay
 	if r.specificSeen {
