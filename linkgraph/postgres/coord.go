@@ -35,14 +35,11 @@ type Queue struct {
 	hungry   map[uuid.UUID]bool // each worker's last reported Hungry
 }
 
-// Queue returns the graph's shared crawl queue. Close releases its
-// connection; the graph's Close does too.
+// Queue returns a queue over the graph's shared crawl queue, with its own
+// wait for work. Close releases the connection it holds while it waits for
+// work; the graph's Close does too.
 func (g *Graph) Queue() *Queue {
-	q := &Queue{g: g}
-	g.mu.Lock()
-	g.queues = append(g.queues, q)
-	g.mu.Unlock()
-	return q
+	return &Queue{g: g}
 }
 
 // Queries returns the number of statements the queue has sent.
@@ -400,6 +397,11 @@ func (q *Queue) WaitForWork(ctx context.Context, d time.Duration) (bool, error) 
 			conn.Release()
 			return false, fmt.Errorf("postgres queue: listen: %w", err)
 		}
+		if !q.g.track(q) {
+			_ = conn.Conn().Close(context.Background())
+			conn.Release()
+			return false, fmt.Errorf("postgres queue: listen: %w", errClosed)
+		}
 		q.listen = conn
 		return true, nil
 	}
@@ -426,6 +428,7 @@ func (q *Queue) WaitForWork(ctx context.Context, d time.Duration) (bool, error) 
 		// The connection broke: drop it; the next call listens again.
 		q.listen.Release()
 		q.listen = nil
+		q.g.untrack(q)
 		return false, fmt.Errorf("postgres queue: wait for notification: %w", err)
 	}
 }
@@ -440,8 +443,31 @@ func (q *Queue) Close() error {
 		_ = q.listen.Conn().Close(context.Background())
 		q.listen.Release()
 		q.listen = nil
+		q.g.untrack(q)
 	}
 	return nil
+}
+
+// track records that q is about to hold a listening connection, which the
+// graph's Close must give back before it closes the pool (which waits for
+// every connection), and reports false if the graph is closing. Only
+// listening queues are kept, so that a process taking a queue per crawl
+// round does not pile them up.
+func (g *Graph) track(q *Queue) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ctx.Err() != nil {
+		return false // Close has taken, or is about to take, the list
+	}
+	g.queues = append(g.queues, q)
+	return true
+}
+
+// untrack forgets q once it has given its connection back.
+func (g *Graph) untrack(q *Queue) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.queues = slices.DeleteFunc(g.queues, func(o *Queue) bool { return o == q })
 }
 
 // rawUUIDs returns ids as a UUID[] parameter (see uuidArray); a

@@ -294,6 +294,49 @@ func TestQueueWaitForWork(t *testing.T) {
 	}
 }
 
+// TestQueuesDoNotPileUp: a process that takes a queue per crawl round
+// leaves nothing behind in the graph once each is closed, a queue that
+// never listened holds nothing, and the graph's Close gives back the
+// connection of a queue still listening.
+func TestQueuesDoNotPileUp(t *testing.T) {
+	ctx := t.Context()
+	g, _ := queueGraph(t, 1)
+	for range 3 {
+		q := g.Queue()
+		if woken, err := q.WaitForWork(ctx, time.Second); err != nil || !woken { // starts listening
+			t.Fatalf("first WaitForWork = %v, %v; want it to report listening", woken, err)
+		}
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = g.Queue()
+	g.mu.Lock()
+	n := len(g.queues)
+	g.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d queues kept by the graph after every one was closed, want 0", n)
+	}
+
+	listening := g.Queue()
+	if _, err := listening.WaitForWork(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		_ = g.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the graph's Close waits for a listening queue's connection")
+	}
+	if _, err := listening.WaitForWork(ctx, time.Second); err == nil {
+		t.Fatal("WaitForWork on a closed graph succeeded")
+	}
+}
+
 // BenchmarkClaim measures claims per second: each iteration claims one
 // host out of many with queued work and releases it, as processes do when
 // they take a host, work it and give it back.

@@ -90,7 +90,7 @@ type Graph struct {
 	endsChecked atomic.Int64
 
 	mu     sync.Mutex
-	queues []*Queue // closed by Close: each may hold a LISTEN connection
+	queues []*Queue // the queues holding a LISTEN connection, closed by Close
 }
 
 var _ linkgraph.Graph = (*Graph)(nil)
