@@ -19,7 +19,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
-	"github.com/linksrus/linksrus/linkgraph/postgres"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/pagerank"
 )
 
@@ -145,9 +145,10 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	}
 	opts := cfg.engine
 	opts.Graph = st.graph
-	if q, ok := st.graph.(interface{ Queue() *postgres.Queue }); ok && opts.Partition == nil {
-		// Processes on one database share the crawl by host leases.
-		opts.Shared = &engine.Shared{Queue: q.Queue(), LeaseTTL: o.leaseTTL, Idle: o.idle}
+	if _, ok := st.graph.(workqueue.Provider); ok && opts.Partition == nil {
+		// Processes on one database share the crawl by host leases, through
+		// the queue the graph keeps.
+		opts.Shared = &engine.Shared{LeaseTTL: o.leaseTTL, Idle: o.idle}
 	}
 	if st.index != nil {
 		opts.Index = st.index

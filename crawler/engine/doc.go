@@ -53,8 +53,10 @@
 // # Crawling from several processes
 //
 // With Options.Shared, processes on different machines crawl one graph
-// together through a SharedQueue kept in the database they share (package
-// linkgraph/postgres: PostgreSQL). Links found in scope go
+// together through a queue kept in the database they share (the contract
+// is package crawler/workqueue's Queue; a PostgreSQL graph, package
+// linkgraph/postgres, keeps one and is taken as the queue when
+// Shared.Queue is unset). Links found in scope go
 // to the shared queue instead of the process's frontier; a process leases
 // hosts with queued work and feeds their links to its frontier, so a host
 // is crawled by one process at a time and the per-host limits and delays

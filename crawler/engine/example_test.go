@@ -66,7 +66,9 @@ func exampleSite() *httptest.Server {
 // Processes on several machines crawling one site together: each runs
 // this with the same database and seeds. Hosts are leased to one process
 // at a time, so the per-host limits hold across all of them; a process
-// may join late, or die, and the others carry on.
+// may join late, or die, and the others carry on. The PostgreSQL graph
+// keeps the shared queue (it is a workqueue.Provider), so Shared needs no
+// Queue.
 func ExampleShared() {
 	ctx := context.Background()
 	graph, err := postgres.Open(ctx, "postgres://crawler@db.internal/linksrus", postgres.Options{})
@@ -78,7 +80,7 @@ func ExampleShared() {
 		Graph:   graph,
 		PerHost: 2,
 		Delay:   time.Second,
-		Shared:  &engine.Shared{Queue: graph.Queue(), LeaseTTL: 30 * time.Second},
+		Shared:  &engine.Shared{LeaseTTL: 30 * time.Second},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -569,7 +570,7 @@ func (f *frontier) idle() bool {
 // welcome prepares the frontier for a host just leased: its next request
 // waits as the lease says, and a robots.txt cached by another process is
 // used rather than fetched again.
-func (f *frontier) welcome(l linkgraph.HostLease) {
+func (f *frontier) welcome(l workqueue.Lease) {
 	if l.Wait > 0 {
 		f.sched.Defer(l.Host, time.Now().Add(l.Wait))
 	}
@@ -579,7 +580,7 @@ func (f *frontier) welcome(l linkgraph.HostLease) {
 }
 
 // pushPulled queues links read from the shared queue.
-func (f *frontier) pushPulled(links []linkgraph.QueuedLink) {
+func (f *frontier) pushPulled(links []workqueue.Link) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range links {

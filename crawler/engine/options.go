@@ -216,8 +216,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Graph == nil {
 		return o, fmt.Errorf("%w: a Graph is required", ErrOptions)
 	}
-	if o.Shared != nil && o.Shared.Queue == nil {
-		return o, fmt.Errorf("%w: Shared.Queue is required", ErrOptions)
+	if o.Shared != nil {
+		sh, err := o.Shared.withQueue(o.Graph)
+		if err != nil {
+			return o, err
+		}
+		o.Shared = sh
 	}
 	return o.validate()
 }

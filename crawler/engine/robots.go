@@ -14,7 +14,7 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
 	"github.com/linksrus/linksrus/crawler/robots"
-	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 )
 
 // How long a robots.txt decision is used before the file is fetched again:
@@ -43,7 +43,7 @@ type robotsTable struct {
 
 	// share, if set, passes every robots.txt fetched on to the other
 	// processes of a shared crawl.
-	share func(host string, rc linkgraph.RobotsCache)
+	share func(host string, rc workqueue.Robots)
 
 	mu      sync.Mutex
 	origins map[string]*robotsEntry
@@ -187,7 +187,7 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	}
 	rules := robots.RulesFor(basis, body, t.opts.RobotName)
 	if err == nil && t.share != nil {
-		t.share(host, linkgraph.RobotsCache{Origin: key, Basis: uint8(basis), Body: body, TTL: robotsTTL})
+		t.share(host, workqueue.Robots{Origin: key, Basis: basis, Body: body, TTL: robotsTTL})
 	}
 
 	t.mu.Lock()
@@ -217,14 +217,14 @@ func (t *robotsTable) busy(host string) bool {
 
 // seed takes a robots.txt decision another process made for host's
 // origin, unless this run has a fresh one of its own or is fetching it.
-func (t *robotsTable) seed(host string, rc linkgraph.RobotsCache) {
+func (t *robotsTable) seed(host string, rc workqueue.Robots) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.origins[rc.Origin]; e != nil && (e.fetching || (e.err == nil && time.Now().Before(e.expires))) {
 		return
 	}
-	rules := robots.RulesFor(robots.Basis(rc.Basis), rc.Body, t.opts.RobotName)
-	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: robots.Basis(rc.Basis), expires: time.Now().Add(rc.TTL)}
+	rules := robots.RulesFor(rc.Basis, rc.Body, t.opts.RobotName)
+	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: rc.Basis, expires: time.Now().Add(rc.TTL)}
 	if d, ok := rules.CrawlDelay(); ok {
 		t.sched.SetDelay(host, min(d, t.maxDelay))
 	}

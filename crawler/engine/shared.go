@@ -13,48 +13,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
-// SharedQueue is the work of a crawl shared by several processes, kept in
-// the database they share (package linkgraph/postgres implements it over
-// PostgreSQL): the links due, by host, and a lease per
-// host that lets one process at a time send the host requests. Times in it
-// (lease expiry, a host's next request) are the database's.
-type SharedQueue interface {
-	// Enqueue adds links under their hosts; links queued before are kept.
-	Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error
-	// Claim leases up to n hosts with queued links that nobody holds to
-	// worker for ttl, except those in skip; drain is how long worker's
-	// requests may run past its lease, should it expire.
-	Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]linkgraph.HostLease, error)
-	// Renew extends worker's leases and returns the hosts it still holds.
-	Renew(ctx context.Context, worker uuid.UUID, hosts []string, ttl time.Duration) ([]string, error)
-	// Release gives a host up; its next request may start after wait.
-	Release(ctx context.Context, worker uuid.UUID, host string, wait time.Duration) error
-	// Pull reads up to n links queued under host, except those in skip.
-	Pull(ctx context.Context, host string, skip []uuid.UUID, n int) ([]linkgraph.QueuedLink, error)
-	// Done removes handled links.
-	Done(ctx context.Context, ids []uuid.UUID) error
-	// Pending reports whether any link is queued at all.
-	Pending(ctx context.Context) (bool, error)
-	// Heartbeat records worker's status and returns the crawl's.
-	Heartbeat(ctx context.Context, worker uuid.UUID, s linkgraph.WorkerStatus, alive time.Duration) (linkgraph.CrawlStatus, error)
-	// Leave removes worker from the live processes.
-	Leave(ctx context.Context, worker uuid.UUID) error
-	// SaveRobots caches a host's robots.txt for the others.
-	SaveRobots(ctx context.Context, host string, r linkgraph.RobotsCache) error
-	// WaitForWork waits up to d for a sign that work may be available,
-	// and reports whether one came.
-	WaitForWork(ctx context.Context, d time.Duration) (bool, error)
-}
-
 // Shared configures a crawl whose work is shared with other processes
-// through a SharedQueue (see Options.Shared).
+// through a workqueue.Queue (see Options.Shared).
 type Shared struct {
-	// Queue is the shared work. Required.
-	Queue SharedQueue
+	// Queue is the shared work. Default: the queue of Options.Graph,
+	// which must then be a workqueue.Provider (a PostgreSQL graph is).
+	Queue workqueue.Queue
 	// LeaseTTL is how long a host lease lasts unless renewed: how soon a
 	// dead process's hosts go to the others. Leases are renewed every
 	// LeaseTTL/4, and a process starts no request on a host once
@@ -68,6 +37,20 @@ type Shared struct {
 	// MaxHosts is the most hosts one process holds at once. Default: 4 ×
 	// Workers.
 	MaxHosts int
+}
+
+// withQueue returns s with its Queue, taken from g when s has none.
+func (s *Shared) withQueue(g Graph) (*Shared, error) {
+	if s.Queue != nil {
+		return s, nil
+	}
+	p, ok := g.(workqueue.Provider)
+	if !ok {
+		return nil, fmt.Errorf("%w: Shared needs a Queue, or a Graph that keeps one (workqueue.Provider, such as a PostgreSQL graph); %T is not one", ErrOptions, g)
+	}
+	sh := *s
+	sh.Queue = p.WorkQueue()
+	return &sh, nil
 }
 
 // Defaults of a shared crawl.
@@ -130,7 +113,7 @@ type heldHost struct {
 // politeness then applies within the process, and a host belongs to one
 // process at a time, so per-host limits hold across processes together.
 type sharedSource struct {
-	q        SharedQueue
+	q        workqueue.Queue
 	worker   uuid.UUID
 	f        *frontier
 	ttl      time.Duration
@@ -153,7 +136,7 @@ type sharedSource struct {
 	mu        sync.Mutex
 	hosts     map[string]*heldHost
 	hostOf    map[uuid.UUID]string // links pulled and not yet done
-	toEnqueue []linkgraph.QueuedLink
+	toEnqueue []workqueue.Link
 	toDelete  []uuid.UUID
 	deleting  map[uuid.UUID]string // toDelete, and the batch being deleted, by host
 	firstDone time.Time            // when the oldest of toDelete was added
@@ -210,7 +193,7 @@ func (s *sharedSource) broadcastLocked() {
 // enqueue buffers a link found in scope; flushEnqueued writes the buffer.
 func (s *sharedSource) enqueue(l linkgraph.Link, host string, depth int) {
 	s.mu.Lock()
-	s.toEnqueue = append(s.toEnqueue, linkgraph.QueuedLink{ID: l.ID, Host: host, Depth: depth})
+	s.toEnqueue = append(s.toEnqueue, workqueue.Link{ID: l.ID, Host: host, Depth: depth})
 	s.mu.Unlock()
 }
 
@@ -577,14 +560,14 @@ func (s *sharedSource) renew(ctx context.Context) {
 	held := len(s.hosts)
 	hungry = hungry && held == 0
 	s.mu.Unlock()
-	st, err := s.q.Heartbeat(ctx, s.worker, linkgraph.WorkerStatus{Hosts: held, Hungry: hungry}, s.ttl)
+	st, err := s.q.Heartbeat(ctx, s.worker, workqueue.WorkerStatus{Hosts: held, Hungry: hungry}, s.ttl)
 	if err != nil {
 		warnUnlessDone(ctx, "shared crawl: heartbeat", "err", err)
 		return
 	}
 	s.mu.Lock()
 	s.share = 0
-	if st.PendingHosts < linkgraph.MaxCountedHosts {
+	if st.PendingHosts < workqueue.MaxCountedHosts {
 		s.share = max(1, (st.PendingHosts+st.Workers-1)/max(st.Workers, 1))
 	}
 	limit := s.limitLocked()
@@ -715,8 +698,8 @@ func (s *sharedSource) tend(ctx context.Context) {
 
 // pulled hands a host's links read from the queue to the frontier, and
 // releases the host if it has nothing left.
-func (s *sharedSource) pulled(ctx context.Context, host string, links []linkgraph.QueuedLink) {
-	var fresh []linkgraph.QueuedLink
+func (s *sharedSource) pulled(ctx context.Context, host string, links []workqueue.Link) {
+	var fresh []workqueue.Link
 	s.mu.Lock()
 	h := s.hosts[host]
 	if h == nil || h.releasing || s.stopping {
@@ -852,7 +835,7 @@ func (s *sharedSource) close() error {
 }
 
 // saveRobots shares a robots.txt fetched for a held host.
-func (s *sharedSource) saveRobots(host string, rc linkgraph.RobotsCache) {
+func (s *sharedSource) saveRobots(host string, rc workqueue.Robots) {
 	if !s.holds(host) {
 		return
 	}

@@ -15,8 +15,9 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/internal/pgtest"
-	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/linkgraph/memory"
 	"github.com/linksrus/linksrus/linkgraph/postgres"
 )
 
@@ -97,7 +98,7 @@ func (s *sharedSite) gets() map[string]map[string]int {
 }
 
 // sharedOptions are the options of one process of a shared crawl on dsn.
-func sharedOptions(t *testing.T, dsn, worker string, q engine.SharedQueue, g engine.Graph) engine.Options {
+func sharedOptions(t *testing.T, dsn, worker string, q workqueue.Queue, g engine.Graph) engine.Options {
 	t.Helper()
 	return engine.Options{
 		Graph:    g,
@@ -144,7 +145,7 @@ func TestSharedCrawlAcrossProcesses(t *testing.T) {
 	errs := make([]error, 3)
 	for i := range 3 {
 		g := openShared(t, dsn)
-		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.Queue(), g))
+		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.WorkQueue(), g))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestSharedCrawlAcrossProcesses(t *testing.T) {
 		}
 	}
 	g := openShared(t, dsn)
-	if pending, err := g.Queue().Pending(t.Context()); err != nil || pending {
+	if pending, err := g.WorkQueue().Pending(t.Context()); err != nil || pending {
 		t.Errorf("links left queued after the crawl: %v, %v", pending, err)
 	}
 }
@@ -194,7 +195,7 @@ func TestSharedCrawlAcrossProcesses(t *testing.T) {
 // dyingQueue is a shared queue whose process dies: after kill, every call
 // fails, as if the process had vanished, and nothing it held is released.
 type dyingQueue struct {
-	engine.SharedQueue
+	workqueue.Queue
 	mu   sync.Mutex
 	dead bool
 }
@@ -216,39 +217,39 @@ func (q *dyingQueue) check() error {
 	return nil
 }
 
-func (q *dyingQueue) Enqueue(ctx context.Context, l []linkgraph.QueuedLink) error {
+func (q *dyingQueue) Enqueue(ctx context.Context, l []workqueue.Link) error {
 	if err := q.check(); err != nil {
 		return err
 	}
-	return q.SharedQueue.Enqueue(ctx, l)
+	return q.Queue.Enqueue(ctx, l)
 }
 
-func (q *dyingQueue) Claim(ctx context.Context, w uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]linkgraph.HostLease, error) {
+func (q *dyingQueue) Claim(ctx context.Context, w uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]workqueue.Lease, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	return q.SharedQueue.Claim(ctx, w, n, ttl, drain, skip)
+	return q.Queue.Claim(ctx, w, n, ttl, drain, skip)
 }
 
 func (q *dyingQueue) Renew(ctx context.Context, w uuid.UUID, hosts []string, ttl time.Duration) ([]string, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	return q.SharedQueue.Renew(ctx, w, hosts, ttl)
+	return q.Queue.Renew(ctx, w, hosts, ttl)
 }
 
 func (q *dyingQueue) Release(ctx context.Context, w uuid.UUID, host string, wait time.Duration) error {
 	if err := q.check(); err != nil {
 		return err
 	}
-	return q.SharedQueue.Release(ctx, w, host, wait)
+	return q.Queue.Release(ctx, w, host, wait)
 }
 
 func (q *dyingQueue) Done(ctx context.Context, ids []uuid.UUID) error {
 	if err := q.check(); err != nil {
 		return err
 	}
-	return q.SharedQueue.Done(ctx, ids)
+	return q.Queue.Done(ctx, ids)
 }
 
 // deadGetter refuses every request once its process is dead.
@@ -275,7 +276,7 @@ func TestSharedCrawlSurvivesADeadProcess(t *testing.T) {
 	seed := site.hosts[0].URL + "/0"
 
 	gDead, gLive := openShared(t, dsn), openShared(t, dsn)
-	dq := &dyingQueue{SharedQueue: gDead.Queue()}
+	dq := &dyingQueue{Queue: gDead.WorkQueue()}
 	oDead := sharedOptions(t, dsn, "dead", dq, gDead)
 	oDead.URLGetter = deadGetter{q: dq, next: crawler.NewURLGetter(loopback())}
 	var crawled sync.Map
@@ -304,7 +305,7 @@ func TestSharedCrawlSurvivesADeadProcess(t *testing.T) {
 	<-killed
 	// The survivor starts after the death, so the dead one held every host
 	// it had claimed.
-	eLive, err := engine.New(sharedOptions(t, dsn, "live", gLive.Queue(), gLive))
+	eLive, err := engine.New(sharedOptions(t, dsn, "live", gLive.WorkQueue(), gLive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +348,7 @@ func TestSharedCrawlStopsAndResumes(t *testing.T) {
 	seed := site.hosts[0].URL + "/0"
 
 	g := openShared(t, dsn)
-	o := sharedOptions(t, dsn, "first", g.Queue(), g)
+	o := sharedOptions(t, dsn, "first", g.WorkQueue(), g)
 	o.MaxPages = 10
 	e, err := engine.New(o)
 	if err != nil {
@@ -357,10 +358,10 @@ func TestSharedCrawlStopsAndResumes(t *testing.T) {
 	if err != nil || !sum.LimitReached {
 		t.Fatalf("first run: %+v, %v; want the page limit reached", sum, err)
 	}
-	if pending, err := g.Queue().Pending(t.Context()); err != nil || !pending {
+	if pending, err := g.WorkQueue().Pending(t.Context()); err != nil || !pending {
 		t.Fatalf("nothing left queued after a run stopped at MaxPages (%v)", err)
 	}
-	e, err = engine.New(sharedOptions(t, dsn, "second", g.Queue(), g))
+	e, err = engine.New(sharedOptions(t, dsn, "second", g.WorkQueue(), g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestSharedCrawlReadsSitemaps(t *testing.T) {
 	errs := make([]error, 2)
 	for i := range 2 {
 		g := openShared(t, dsn)
-		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.Queue(), g))
+		e, err := engine.New(sharedOptions(t, dsn, fmt.Sprint("w", i), g.WorkQueue(), g))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,5 +436,49 @@ func TestSharedCrawlReadsSitemaps(t *testing.T) {
 			}
 		}
 		log.checkPoliteness(t, hosts[i].Host, 2, 30*time.Millisecond)
+	}
+}
+
+// TestSharedQueueFromGraph: Shared without a Queue takes the graph's own
+// when the graph keeps one (a PostgreSQL graph), and crawls the site once.
+func TestSharedQueueFromGraph(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	const hosts, pages = 2, 5
+	site := newSharedSite(t, hosts, pages, time.Millisecond)
+	g := openShared(t, dsn)
+	e, err := engine.New(sharedOptions(t, dsn, "only", nil, g))
+	if err != nil {
+		t.Fatalf("New with Shared.Queue unset on a PostgreSQL graph: %v", err)
+	}
+	sum, err := e.Run(context.Background(), site.hosts[0].URL+"/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.SharedQueries == 0 {
+		t.Error("the run sent no statement to the graph's queue")
+	}
+	gets := site.gets()
+	if len(gets) != hosts*pages {
+		t.Errorf("%d pages fetched, want %d", len(gets), hosts*pages)
+	}
+	for page, by := range gets {
+		if by["only"] != 1 {
+			t.Errorf("%s fetched %v, want once", page, by)
+		}
+	}
+	if pending, err := g.WorkQueue().Pending(t.Context()); err != nil || pending {
+		t.Errorf("links left queued after the crawl: %v, %v", pending, err)
+	}
+}
+
+// TestSharedNeedsQueue: Shared without a Queue, on a graph that keeps
+// none, is refused with an error that says what is missing.
+func TestSharedNeedsQueue(t *testing.T) {
+	_, err := engine.New(engine.Options{Graph: memory.New(), Shared: &engine.Shared{}})
+	if !errors.Is(err, engine.ErrOptions) {
+		t.Fatalf("New(Shared without Queue, memory graph) = %v, want ErrOptions", err)
+	}
+	if !strings.Contains(err.Error(), "workqueue.Provider") {
+		t.Errorf("error %q does not say the graph keeps no queue", err)
 	}
 }

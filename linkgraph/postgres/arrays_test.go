@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -126,8 +127,8 @@ func TestQueryModesWithoutParameterTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			host := "modes.test." + mode
-			q := g.Queue()
-			if err := q.Enqueue(t.Context(), []linkgraph.QueuedLink{{ID: links[0].ID, Host: host}}); err != nil {
+			q := g.WorkQueue()
+			if err := q.Enqueue(t.Context(), []workqueue.Link{{ID: links[0].ID, Host: host}}); err != nil {
 				t.Fatal(err)
 			}
 			got, err := q.Pull(t.Context(), host, nil, 10)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -57,10 +58,10 @@ func TestCapacity(t *testing.T) {
 		}
 	}
 	t.Logf("%d edges in %v", 10*n, time.Since(start))
-	q := g.Queue()
-	var queued []linkgraph.QueuedLink
+	q := g.WorkQueue()
+	var queued []workqueue.Link
 	for i, l := range links {
-		queued = append(queued, linkgraph.QueuedLink{ID: l.ID, Host: fmt.Sprintf("www.host%06d.example.com", i/100)})
+		queued = append(queued, workqueue.Link{ID: l.ID, Host: fmt.Sprintf("www.host%06d.example.com", i/100)})
 		if len(queued) == batch || i == n-1 {
 			if err := q.Enqueue(ctx, queued); err != nil {
 				t.Fatal(err)

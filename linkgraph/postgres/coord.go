@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linksrus/linksrus/crawler/robots"
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -22,8 +24,8 @@ const notifyChannel = "linksrus_crawl"
 
 // Queue is the shared crawl queue of the processes crawling one graph:
 // links due by host, host leases, the hosts' politeness state and cached
-// robots.txt, and the processes themselves. Get one with Graph.Queue. Its
-// methods are safe for concurrent use; the crawl engine is its user.
+// robots.txt, and the processes themselves. Get one with Graph.WorkQueue.
+// Its methods are safe for concurrent use; the crawl engine is its user.
 type Queue struct {
 	g       *Graph
 	queries atomic.Int64
@@ -35,10 +37,17 @@ type Queue struct {
 	hungry   map[uuid.UUID]bool // each worker's last reported Hungry
 }
 
-// Queue returns a queue over the graph's shared crawl queue, with its own
-// wait for work. Close releases the connection it holds while it waits for
-// work; the graph's Close does too.
-func (g *Graph) Queue() *Queue {
+var (
+	_ workqueue.Queue    = (*Queue)(nil)
+	_ workqueue.Provider = (*Graph)(nil)
+)
+
+// WorkQueue returns a *Queue over the graph's shared crawl queue (see the
+// package doc), for the crawl engine's Options.Shared. Each call returns a
+// queue of its own, with its own wait for work. Close releases the
+// connection a queue holds while it waits for work; the graph's Close does
+// too.
+func (g *Graph) WorkQueue() workqueue.Queue {
 	return &Queue{g: g}
 }
 
@@ -85,15 +94,15 @@ SELECT count(*) FILTER (WHERE owner IS NULL) FROM h`
 // are left as they are. A host gets a row, marked pending, so that a
 // process can claim it. On PostgreSQL, waiting processes are notified when
 // a host nobody holds got work.
-func (q *Queue) Enqueue(ctx context.Context, links []linkgraph.QueuedLink) error {
+func (q *Queue) Enqueue(ctx context.Context, links []workqueue.Link) error {
 	if len(links) == 0 {
 		return nil
 	}
 	// Sorted by ID, so that concurrent batches lock queue rows in one
 	// order; the hosts are locked in name order by the statement.
 	links = slices.Clone(links)
-	slices.SortFunc(links, func(a, b linkgraph.QueuedLink) int { return linkgraph.CompareIDs(a.ID, b.ID) })
-	links = slices.CompactFunc(links, func(a, b linkgraph.QueuedLink) bool { return a.ID == b.ID })
+	slices.SortFunc(links, func(a, b workqueue.Link) int { return linkgraph.CompareIDs(a.ID, b.ID) })
+	links = slices.CompactFunc(links, func(a, b workqueue.Link) bool { return a.ID == b.ID })
 	ids := make(uuidArray, len(links))
 	hosts := make(textArray, len(links))
 	depths := make([]int32, len(links))
@@ -149,14 +158,14 @@ RETURNING h.host,
 // lease expire rather than be released, the next owner waits that long
 // past the expiry before its first request. Hosts are claimed in the order
 // their next request may start.
-func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]linkgraph.HostLease, error) {
+func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]workqueue.Lease, error) {
 	if n <= 0 {
 		return nil, nil
 	}
 	if skip == nil {
 		skip = []string{}
 	}
-	var out []linkgraph.HostLease
+	var out []workqueue.Lease
 	err := q.exec(ctx, "claim hosts", func(ctx context.Context) error {
 		out = out[:0]
 		rows, err := q.g.pool.Query(ctx, claimSQL, worker, n, micros(ttl), micros(drain), skip)
@@ -165,7 +174,7 @@ func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain t
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var l linkgraph.HostLease
+			var l workqueue.Lease
 			var wait float64
 			var origin *string
 			var basis *int16
@@ -176,7 +185,7 @@ func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain t
 			}
 			l.Wait = seconds(wait)
 			if origin != nil && basis != nil && robotsTTL != nil {
-				l.Robots = &linkgraph.RobotsCache{Origin: *origin, Basis: uint8(*basis), Body: body, TTL: seconds(*robotsTTL)}
+				l.Robots = &workqueue.Robots{Origin: *origin, Basis: robots.Basis(*basis), Body: body, TTL: seconds(*robotsTTL)}
 			}
 			out = append(out, l)
 		}
@@ -255,11 +264,11 @@ LIMIT $3`
 // Pull returns up to n links queued under host, shallowest and oldest
 // first, except those in skip (already read and not yet done). Only the
 // host's owner should call it.
-func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) ([]linkgraph.QueuedLink, error) {
+func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) ([]workqueue.Link, error) {
 	if skip == nil {
 		skip = []uuid.UUID{}
 	}
-	var out []linkgraph.QueuedLink
+	var out []workqueue.Link
 	err := q.exec(ctx, "read queued links", func(ctx context.Context) error {
 		out = out[:0]
 		rows, err := q.g.pool.Query(ctx, pullSQL, host, rawUUIDs(skip), n)
@@ -268,7 +277,7 @@ func (q *Queue) Pull(ctx context.Context, host string, skip []uuid.UUID, n int) 
 		}
 		defer rows.Close()
 		for rows.Next() {
-			l := linkgraph.QueuedLink{Host: host}
+			l := workqueue.Link{Host: host}
 			var depth int32
 			if err := rows.Scan(&l.ID, &depth, &l.URL, &l.RetrievedAt, &l.ETag, &l.LastModified); err != nil {
 				return err
@@ -330,12 +339,12 @@ SELECT
 // that wants more, and the hosts with work. A process holding more than
 // one host beyond the hungriest other gives one up, and one that claims
 // takes about its share of the hosts, so that hosts spread evenly.
-func (q *Queue) Heartbeat(ctx context.Context, worker uuid.UUID, s linkgraph.WorkerStatus, alive time.Duration) (linkgraph.CrawlStatus, error) {
+func (q *Queue) Heartbeat(ctx context.Context, worker uuid.UUID, s workqueue.WorkerStatus, alive time.Duration) (workqueue.Status, error) {
 	var workers, fewest, pending int32
 	err := q.exec(ctx, "heartbeat", func(ctx context.Context) error {
-		return q.g.pool.QueryRow(ctx, heartbeatSQL, worker, s.Hosts, s.Hungry, micros(alive), linkgraph.MaxCountedHosts).Scan(&workers, &fewest, &pending)
+		return q.g.pool.QueryRow(ctx, heartbeatSQL, worker, s.Hosts, s.Hungry, micros(alive), workqueue.MaxCountedHosts).Scan(&workers, &fewest, &pending)
 	})
-	st := linkgraph.CrawlStatus{Workers: int(workers), FewestHungry: int(fewest), PendingHosts: int(pending)}
+	st := workqueue.Status{Workers: int(workers), FewestHungry: int(fewest), PendingHosts: int(pending)}
 	if err != nil {
 		return st, err
 	}
@@ -369,7 +378,7 @@ func (q *Queue) Leave(ctx context.Context, worker uuid.UUID) error {
 
 // SaveRobots caches host's robots.txt for ttl, for the processes that hold
 // the host after this one.
-func (q *Queue) SaveRobots(ctx context.Context, host string, r linkgraph.RobotsCache) error {
+func (q *Queue) SaveRobots(ctx context.Context, host string, r workqueue.Robots) error {
 	return q.exec(ctx, "save robots.txt", func(ctx context.Context) error {
 		_, err := q.g.pool.Exec(ctx, `
 			UPDATE crawl_hosts SET robots_origin = $2, robots_basis = $3, robots_body = $4,

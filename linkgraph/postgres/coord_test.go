@@ -10,12 +10,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // queueGraph opens a graph on a database of the test's own and stores
 // links on hosts a, b and c, n per host; it returns them queued-ready.
-func queueGraph(t *testing.T, n int) (*Graph, []linkgraph.QueuedLink) {
+func queueGraph(t *testing.T, n int) (*Graph, []workqueue.Link) {
 	t.Helper()
 	g, err := Open(t.Context(), testDatabase(t), Options{})
 	if err != nil {
@@ -23,7 +24,7 @@ func queueGraph(t *testing.T, n int) (*Graph, []linkgraph.QueuedLink) {
 	}
 	t.Cleanup(func() { _ = g.Close() })
 	var links []*linkgraph.Link
-	var queued []linkgraph.QueuedLink
+	var queued []workqueue.Link
 	for _, h := range []string{"a", "b", "c"} {
 		for i := range n {
 			links = append(links, &linkgraph.Link{URL: fmt.Sprintf("http://%s/%d", h, i)})
@@ -33,12 +34,12 @@ func queueGraph(t *testing.T, n int) (*Graph, []linkgraph.QueuedLink) {
 		t.Fatal(err)
 	}
 	for i, l := range links {
-		queued = append(queued, linkgraph.QueuedLink{ID: l.ID, Host: string(rune('a' + i/n)), Depth: i % n})
+		queued = append(queued, workqueue.Link{ID: l.ID, Host: string(rune('a' + i/n)), Depth: i % n})
 	}
 	return g, queued
 }
 
-func hostsOf(ls []linkgraph.HostLease) []string {
+func hostsOf(ls []workqueue.Lease) []string {
 	var out []string
 	for _, l := range ls {
 		out = append(out, l.Host)
@@ -52,7 +53,7 @@ func hostsOf(ls []linkgraph.HostLease) []string {
 func TestQueueLifecycle(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 3)
-	q := g.Queue()
+	q := g.WorkQueue()
 	w1, w2 := uuid.New(), uuid.New()
 	if err := q.Enqueue(ctx, links); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestQueueLifecycle(t *testing.T) {
 func TestQueueExpiredLease(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 1)
-	q := g.Queue()
+	q := g.WorkQueue()
 	if err := q.Enqueue(ctx, links[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +164,9 @@ func TestQueueExpiredLease(t *testing.T) {
 func TestQueueEnqueueDuringRelease(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 40)
-	q := g.Queue()
+	q := g.WorkQueue()
 	w := uuid.New()
-	var a []linkgraph.QueuedLink
+	var a []workqueue.Link
 	for _, l := range links {
 		if l.Host == "a" {
 			a = append(a, l)
@@ -212,7 +213,7 @@ func TestQueueEnqueueDuringRelease(t *testing.T) {
 func TestQueueRobotsAndHeartbeat(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 1)
-	q := g.Queue()
+	q := g.WorkQueue()
 	w1, w2 := uuid.New(), uuid.New()
 	if err := q.Enqueue(ctx, links[:1]); err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 	if len(got) != 1 || got[0].Robots != nil {
 		t.Fatalf("first Claim = %+v; want no robots.txt cached", got)
 	}
-	rc := linkgraph.RobotsCache{Origin: "http://a", Basis: 1, Body: []byte("User-agent: *\nDisallow: /x\n"), TTL: time.Hour}
+	rc := workqueue.Robots{Origin: "http://a", Basis: 1, Body: []byte("User-agent: *\nDisallow: /x\n"), TTL: time.Hour}
 	if err := q.SaveRobots(ctx, "a", rc); err != nil {
 		t.Fatal(err)
 	}
@@ -234,26 +235,26 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 		t.Fatalf("Claim after SaveRobots = %+v", got)
 	}
 
-	want := linkgraph.CrawlStatus{Workers: 1, FewestHungry: -1, PendingHosts: 1}
-	if st, err := q.Heartbeat(ctx, w1, linkgraph.WorkerStatus{Hosts: 3}, time.Minute); err != nil || st != want {
+	want := workqueue.Status{Workers: 1, FewestHungry: -1, PendingHosts: 1}
+	if st, err := q.Heartbeat(ctx, w1, workqueue.WorkerStatus{Hosts: 3}, time.Minute); err != nil || st != want {
 		t.Fatalf("Heartbeat alone = %+v, %v; want %+v", st, err, want)
 	}
-	if _, err := q.Heartbeat(ctx, w2, linkgraph.WorkerStatus{Hosts: 0, Hungry: true}, time.Minute); err != nil {
+	if _, err := q.Heartbeat(ctx, w2, workqueue.WorkerStatus{Hosts: 0, Hungry: true}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	want = linkgraph.CrawlStatus{Workers: 2, FewestHungry: 0, PendingHosts: 1}
-	if st, err := q.Heartbeat(ctx, w1, linkgraph.WorkerStatus{Hosts: 3}, time.Minute); err != nil || st != want {
+	want = workqueue.Status{Workers: 2, FewestHungry: 0, PendingHosts: 1}
+	if st, err := q.Heartbeat(ctx, w1, workqueue.WorkerStatus{Hosts: 3}, time.Minute); err != nil || st != want {
 		t.Fatalf("Heartbeat with a hungry process holding nothing = %+v, %v; want %+v", st, err, want)
 	}
 	// A process not seen within alive does not count.
 	time.Sleep(20 * time.Millisecond)
-	if st, _ := q.Heartbeat(ctx, w1, linkgraph.WorkerStatus{Hosts: 3}, 10*time.Millisecond); st.Workers != 1 || st.FewestHungry != -1 {
+	if st, _ := q.Heartbeat(ctx, w1, workqueue.WorkerStatus{Hosts: 3}, 10*time.Millisecond); st.Workers != 1 || st.FewestHungry != -1 {
 		t.Fatalf("Heartbeat counted a process not seen lately: %+v", st)
 	}
 	if err := q.Leave(ctx, w2); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := q.Heartbeat(ctx, w1, linkgraph.WorkerStatus{Hosts: 3}, time.Minute); st.Workers != 1 || st.FewestHungry != -1 {
+	if st, _ := q.Heartbeat(ctx, w1, workqueue.WorkerStatus{Hosts: 3}, time.Minute); st.Workers != 1 || st.FewestHungry != -1 {
 		t.Fatalf("Heartbeat after the hungry process left = %+v", st)
 	}
 }
@@ -263,7 +264,7 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 func TestQueueWaitForWork(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 1)
-	waiter, other := g.Queue(), g.Queue()
+	waiter, other := g.WorkQueue().(*Queue), g.WorkQueue()
 	defer waiter.Close()
 	if woken, err := waiter.WaitForWork(ctx, time.Second); err != nil || !woken { // starts listening
 		t.Fatalf("first WaitForWork = %v, %v; want it to report listening", woken, err)
@@ -295,22 +296,22 @@ func TestQueueWaitForWork(t *testing.T) {
 }
 
 // TestQueuesDoNotPileUp: a process that takes a queue per crawl round
-// leaves nothing behind in the graph once each is closed, a queue that
-// never listened holds nothing, and the graph's Close gives back the
-// connection of a queue still listening.
+// (the engine takes one per Engine) leaves nothing behind in the graph
+// once each is closed, a queue that never listened holds nothing, and the
+// graph's Close gives back the connection of a queue still listening.
 func TestQueuesDoNotPileUp(t *testing.T) {
 	ctx := t.Context()
 	g, _ := queueGraph(t, 1)
 	for range 3 {
-		q := g.Queue()
+		q := g.WorkQueue()
 		if woken, err := q.WaitForWork(ctx, time.Second); err != nil || !woken { // starts listening
 			t.Fatalf("first WaitForWork = %v, %v; want it to report listening", woken, err)
 		}
-		if err := q.Close(); err != nil {
+		if err := q.(*Queue).Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_ = g.Queue()
+	_ = g.WorkQueue()
 	g.mu.Lock()
 	n := len(g.queues)
 	g.mu.Unlock()
@@ -318,7 +319,7 @@ func TestQueuesDoNotPileUp(t *testing.T) {
 		t.Fatalf("%d queues kept by the graph after every one was closed, want 0", n)
 	}
 
-	listening := g.Queue()
+	listening := g.WorkQueue()
 	if _, err := listening.WaitForWork(ctx, time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -357,10 +358,10 @@ func BenchmarkClaim(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	q := g.Queue()
-	var queued []linkgraph.QueuedLink
+	q := g.WorkQueue()
+	var queued []workqueue.Link
 	for i, l := range links {
-		queued = append(queued, linkgraph.QueuedLink{ID: l.ID, Host: fmt.Sprintf("h%d.test", i)})
+		queued = append(queued, workqueue.Link{ID: l.ID, Host: fmt.Sprintf("h%d.test", i)})
 	}
 	for i := 0; i < len(queued); i += 1000 {
 		if err := q.Enqueue(ctx, queued[i:i+1000]); err != nil {

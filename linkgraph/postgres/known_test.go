@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -92,10 +93,10 @@ func TestEdgeEndsCheckedOnlyWhenUnseen(t *testing.T) {
 
 	// Links read from the crawl queue are joined with links: stored.
 	reader := open()
-	if err := other.Queue().Enqueue(t.Context(), []linkgraph.QueuedLink{{ID: a.ID, Host: "known.test"}, {ID: c.ID, Host: "known.test"}}); err != nil {
+	if err := other.WorkQueue().Enqueue(t.Context(), []workqueue.Link{{ID: a.ID, Host: "known.test"}, {ID: c.ID, Host: "known.test"}}); err != nil {
 		t.Fatal(err)
 	}
-	pulled, err := reader.Queue().Pull(t.Context(), "known.test", nil, 10)
+	pulled, err := reader.WorkQueue().Pull(t.Context(), "known.test", nil, 10)
 	if err != nil || len(pulled) != 2 {
 		t.Fatalf("pulled %d links (%v), want 2", len(pulled), err)
 	}

@@ -22,9 +22,11 @@
 //
 // # Crawling from several processes
 //
-// Graph.Queue is the shared crawl queue that lets any number of crawl
-// processes work on one graph, with no other server (the crawl engine's
-// Options.Shared). A link found in scope is queued under its host
+// Graph.WorkQueue is the shared crawl queue that lets any number of crawl
+// processes work on one graph, with no other server: it implements the
+// crawl's contract, package crawler/workqueue, and a Graph is a
+// workqueue.Provider, so the crawl engine's Options.Shared takes the queue
+// from the graph on its own. A link found in scope is queued under its host
 // (crawl_queue); a host with queued links is pending (crawl_hosts), and a
 // process leases pending hosts (owner, lease_expires), reads their links
 // through the (host, depth, queued_at) index, crawls them under its own
