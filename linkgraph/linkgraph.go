@@ -56,6 +56,12 @@ var (
 	// damaged (a file overwritten, a disk error): the operation failed and
 	// no later one on the same graph can be trusted.
 	ErrCorrupt = errors.New("linkgraph: store is corrupt")
+
+	// ErrLocked is returned (wrapped) by a backend's open when the store
+	// is one process's at a time (an embedded file) and another process
+	// holds it. A command may then wait, or read what that process
+	// publishes instead.
+	ErrLocked = errors.New("linkgraph: store is in use by another process")
 )
 
 // MaxURLLength is the longest URL, in bytes, the graph stores. It is the

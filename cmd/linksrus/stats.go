@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/linkgraph"
-	"github.com/linksrus/linksrus/linkgraph/bolt"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -47,7 +46,7 @@ func runStats(ctx context.Context, env *environment, args []string) error {
 		return usageError(env, fs, "unexpected arguments: %v", rest)
 	}
 	st, err := openStoresForReading(ctx, &sf)
-	if errors.Is(err, bolt.ErrLocked) && sf.graph == "" {
+	if errors.Is(err, linkgraph.ErrLocked) && sf.graph == "" {
 		// A crawl holds the embedded graph: what it recorded, and the
 		// index as it is now, rather than nothing.
 		return crawlingStats(ctx, env, &sf, *asJSON)

@@ -158,7 +158,7 @@ func openStores(ctx context.Context, s *storeFlags, wantIndex, create bool) (*st
 // openStoresForReading opens the stores for a command that only reads
 // them (stats): the embedded graph and index read-only, which works in a
 // directory this process may not write to and writes nothing. While a
-// crawl holds the embedded graph, opening it fails with bolt.ErrLocked.
+// crawl holds the embedded graph, opening it fails with linkgraph.ErrLocked.
 func openStoresForReading(ctx context.Context, s *storeFlags) (*stores, error) {
 	if err := s.check(); err != nil {
 		return nil, err

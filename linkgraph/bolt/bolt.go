@@ -14,9 +14,9 @@
 //	bolt:///var/lib/graph.db?mode=ro    read-only (see Options.ReadOnly)
 //
 // Only one process may have the file open for writing, and none may read it
-// meanwhile; a second Open fails with ErrLocked after a short wait
-// (Options.LockTimeout, cut short by its context) instead of blocking. Any
-// number of read-only Opens may share the file.
+// meanwhile; a second Open fails with linkgraph.ErrLocked after a short
+// wait (Options.LockTimeout, cut short by its context) instead of blocking.
+// Any number of read-only Opens may share the file.
 //
 // # Layout
 //
@@ -79,9 +79,6 @@ type Options struct {
 	ReadOnly bool
 }
 
-// ErrLocked is returned by Open when another process holds the database.
-var ErrLocked = errors.New("bolt graph: database file is in use by another process")
-
 // schemaVersion is stored in the meta bucket. Open migrates a file of an
 // older version (migrate.go) and refuses one of a newer version.
 //
@@ -111,8 +108,8 @@ var _ linkgraph.Graph = (*Graph)(nil)
 // only: the wait for another process to release the file and the
 // migration of a file of an older layout (which, cut short, goes on from
 // where it stopped at the next Open). When ctx ends first, Open fails with
-// an error that wraps ctx.Err() (and ErrLocked if it was waiting for the
-// file). The returned Graph does not keep ctx.
+// an error that wraps ctx.Err() (and linkgraph.ErrLocked if it was waiting
+// for the file). The returned Graph does not keep ctx.
 func Open(ctx context.Context, path string, opts Options) (*Graph, error) {
 	if path == "" {
 		return nil, errors.New("bolt graph: open: empty path")
@@ -189,10 +186,10 @@ func openLocked(ctx context.Context, path string, opts Options, timeout time.Dur
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, fmt.Errorf("bolt graph: open %s: %w", path, ErrLocked)
+			return nil, fmt.Errorf("bolt graph: open %s: %w", path, linkgraph.ErrLocked)
 		}
 		if err := ctxtime.Sleep(ctx, min(lockPoll, left)); err != nil {
-			return nil, fmt.Errorf("bolt graph: open %s: %w while waiting: %w", path, err, ErrLocked)
+			return nil, fmt.Errorf("bolt graph: open %s: %w while waiting: %w", path, err, linkgraph.ErrLocked)
 		}
 	}
 }

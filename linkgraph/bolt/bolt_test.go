@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"path/filepath"
@@ -79,7 +80,7 @@ func TestSecondOpenFailsFast(t *testing.T) {
 	defer g.Close()
 	start := time.Now()
 	g2, err := Open(t.Context(), path, Options{LockTimeout: 100 * time.Millisecond})
-	if !errors.Is(err, ErrLocked) {
+	if !errors.Is(err, linkgraph.ErrLocked) {
 		if g2 != nil {
 			g2.Close()
 		}
@@ -215,5 +216,27 @@ func TestEdgePairs(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 3 {
 		t.Fatalf("EdgePairs = %v after %d pairs, want the function's error after 3", err, n)
+	}
+}
+
+// TestOpenURLLockedIsErrLocked: through linkgraph.Open, the way a command
+// reaches a backend, a file another process holds is reported as
+// linkgraph.ErrLocked, which the caller recognises without importing this
+// package.
+func TestOpenURLLockedIsErrLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	g, err := Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer g.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	g2, err := linkgraph.Open(ctx, "bolt://"+filepath.ToSlash(path))
+	if !errors.Is(err, linkgraph.ErrLocked) {
+		if g2 != nil {
+			g2.Close()
+		}
+		t.Fatalf("linkgraph.Open of a held file: %v, want linkgraph.ErrLocked", err)
 	}
 }

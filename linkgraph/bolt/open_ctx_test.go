@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"github.com/linksrus/linksrus/linkgraph"
 )
 
 // A context that is already done opens nothing and creates nothing.
@@ -51,8 +53,8 @@ func holdFile(t *testing.T, path string) (release func()) {
 
 // The wait for another process's lock ends with the context, long before
 // LockTimeout, and the error says both why (the context) and what it was
-// waiting for (ErrLocked). Nothing of the attempt keeps the file: once the
-// holder lets go, the next Open succeeds at once.
+// waiting for (linkgraph.ErrLocked). Nothing of the attempt keeps the
+// file: once the holder lets go, the next Open succeeds at once.
 func TestOpenLockWaitEndsWithContext(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -80,7 +82,7 @@ func TestOpenLockWaitEndsWithContext(t *testing.T) {
 				if g != nil {
 					g.Close()
 				}
-				if !errors.Is(err, tc.want) || !errors.Is(err, ErrLocked) {
+				if !errors.Is(err, tc.want) || !errors.Is(err, linkgraph.ErrLocked) {
 					t.Fatalf("read-only %v: Open of a held file: %v, want %v and ErrLocked", ro, err, tc.want)
 				}
 				if elapsed > 5*time.Second {

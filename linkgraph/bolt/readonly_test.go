@@ -27,7 +27,7 @@ func TestReadOnly(t *testing.T) {
 	if err := g.UpsertEdges([]*linkgraph.Edge{{Src: links[0].ID, Dst: links[1].ID}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(t.Context(), path, Options{ReadOnly: true, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(t.Context(), path, Options{ReadOnly: true, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, linkgraph.ErrLocked) {
 		t.Errorf("read-only Open beside a writer: %v, want ErrLocked", err)
 	}
 	if err := g.Close(); err != nil {
@@ -63,7 +63,7 @@ func TestReadOnly(t *testing.T) {
 	if err := r1.UpsertLinks([]*linkgraph.Link{{URL: "https://c.example/"}}); err == nil {
 		t.Error("UpsertLinks on a read-only graph succeeded")
 	}
-	if _, err := Open(t.Context(), path, Options{LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(t.Context(), path, Options{LockTimeout: 50 * time.Millisecond}); !errors.Is(err, linkgraph.ErrLocked) {
 		t.Errorf("Open for writing beside readers: %v, want ErrLocked", err)
 	}
 	if err := errors.Join(r1.Close(), r2.Close()); err != nil {
