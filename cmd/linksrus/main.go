@@ -61,6 +61,7 @@ var commands = []command{
 	{"rank", "compute PageRank over the link graph and store it in the index", runRank},
 	{"serve", "serve a web page to search the crawl (and a JSON API)", runServe},
 	{"import", "rebuild the link graph and text index from WARC files (crawl --warc), fetching nothing", runImport},
+	{"eval", "measure the ranking on judged queries: MRR@10, success@1 and success@3", runEval},
 }
 
 // environment is what a command may touch outside itself, so that tests can
