@@ -8,8 +8,13 @@ TESTFLAGS     ?=
 BENCH         ?= .
 BENCHTIME     ?= 1s
 FUZZTIME      ?= 20s
+# make relevance: where the bench harness and the judged sets are (see
+# scripts/relevance.sh for the rest: CORPORA, BACKENDS, PG, OUT)
+HARNESS       ?= ../shared/bench
+PG_JUDGED     ?= $(if $(wildcard ../shared/search/pg-judged.tsv),../shared/search/pg-judged.tsv,testdata/relevance/pg-judged.tsv)
+RUST_JUDGED   ?= testdata/relevance/rust-judged.tsv
 
-.PHONY: all deps build test lint bench fuzz generate clean screenshot
+.PHONY: all deps build test lint bench fuzz generate clean screenshot relevance
 
 all: lint test
 
@@ -43,6 +48,12 @@ bench:
 ## fuzz: each fuzz target for FUZZTIME (CI runs this with a short time)
 fuzz:
 	@./.ci/fuzz.sh $(FUZZTIME)
+
+## relevance: MRR@10, success@1 and success@3 of the judged queries, per corpus and backend
+## (crawls the bench harness's corpora, HARNESS; PostgreSQL too when PG or LINKSRUS_TEST_PG
+## names a server; not run by CI, which has no corpus)
+relevance:
+	HARNESS='$(HARNESS)' PG_JUDGED='$(PG_JUDGED)' RUST_JUDGED='$(RUST_JUDGED)' GO='$(GO)' ./scripts/relevance.sh
 
 ## screenshot: docs/search.png, the search page's results, from the browser test (needs chromium)
 screenshot:
