@@ -8,6 +8,7 @@
 //	linksrus stats [flags]          summarise the link graph and the index
 //	linksrus rank [flags]           compute PageRank and store it in the index
 //	linksrus import [flags] DIR     rebuild the stores from WARC files
+//	linksrus eval [flags]           score the ranking on judged queries
 //	linksrus --version              the version it was built from
 //
 // By default everything is kept in an embedded data directory (--data,
