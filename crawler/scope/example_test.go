@@ -1,6 +1,7 @@
 package scope_test
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -40,4 +41,20 @@ func Example() {
 	// https://www.example.com/a.pdf: excluded by pattern
 	// https://www.example.com/cart/1: rejected by filter
 	// https://www.example.com/deep: too deep
+}
+
+// New's errors say which setting was wrong, and with what value, for a
+// caller to report in its own terms.
+func ExampleConfigError() {
+	_, err := scope.New(scope.Config{Domains: []string{"example.com", "www.example.org"}}, nil)
+	var ce *scope.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Field, ce.Value)
+		fmt.Println(ce.Problem)
+	}
+	fmt.Println(errors.Is(err, scope.ErrConfig))
+	// Output:
+	// Domains www.example.org
+	// is not a registrable domain (its registrable domain is "example.org")
+	// true
 }

@@ -13,8 +13,37 @@ import (
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
-// ErrConfig is wrapped by New's errors for an invalid Config or seed.
+// ErrConfig is matched (errors.Is) by New's errors for an invalid Config
+// or seed: a *ConfigError.
 var ErrConfig = errors.New("scope: invalid configuration")
+
+// ConfigError is New's error for a setting of Config, or a seed, that it
+// cannot use: which, its value and what is wrong with it, so that a caller
+// can say which of its own inputs was at fault (package engine reports it
+// as a crawler.OptionError). It matches ErrConfig.
+type ConfigError struct {
+	// Field is the Config field ("Domains", "Include", "Exclude",
+	// "MaxDepth", "SameHostOnly") or "seeds".
+	Field string
+	// Value is the value refused (the item at fault, for a list), or nil.
+	Value any
+	// Problem says what is wrong: "is not a registrable domain (...)".
+	Problem string
+}
+
+func (e *ConfigError) Error() string {
+	switch v := e.Value.(type) {
+	case nil:
+		return fmt.Sprintf("%v: %s %s", ErrConfig, e.Field, e.Problem)
+	case string:
+		return fmt.Sprintf("%v: %s: %q %s", ErrConfig, e.Field, v, e.Problem)
+	default:
+		return fmt.Sprintf("%v: %s: %v %s", ErrConfig, e.Field, v, e.Problem)
+	}
+}
+
+// Is reports whether target is ErrConfig.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
 
 // Config selects the rules of a Scope. The zero value accepts every http(s)
 // link at any depth.
@@ -62,11 +91,11 @@ type Scope struct {
 // wrapping ErrConfig for a bad pattern, domain or seed.
 func New(cfg Config, seeds []*url.URL) (*Scope, error) {
 	if cfg.MaxDepth < 0 {
-		return nil, fmt.Errorf("%w: negative MaxDepth %d", ErrConfig, cfg.MaxDepth)
+		return nil, &ConfigError{Field: "MaxDepth", Value: cfg.MaxDepth, Problem: "is negative"}
 	}
 	s := &Scope{maxDepth: cfg.MaxDepth, filter: cfg.Filter}
 	if (cfg.SameHostOnly || cfg.SeedDomains) && len(seeds) == 0 {
-		return nil, fmt.Errorf("%w: SameHostOnly and SeedDomains need at least one seed", ErrConfig)
+		return nil, &ConfigError{Field: "SameHostOnly", Problem: "and SeedDomains need at least one seed"}
 	}
 	if cfg.SameHostOnly {
 		s.hosts = make(map[string]struct{}, len(seeds))
@@ -74,19 +103,19 @@ func New(cfg Config, seeds []*url.URL) (*Scope, error) {
 	if len(cfg.Domains) > 0 || cfg.SeedDomains {
 		s.domains = make(map[string]struct{}, len(cfg.Domains)+len(seeds))
 	}
-	for _, d := range cfg.Domains {
-		d = canonicalHost(d)
+	for _, given := range cfg.Domains {
+		d := canonicalHost(given)
 		if d == "" {
-			return nil, fmt.Errorf("%w: empty accepted domain", ErrConfig)
+			return nil, &ConfigError{Field: "Domains", Value: given, Problem: "is not a domain"}
 		}
 		if reg := registrable(d); reg != d {
-			return nil, fmt.Errorf("%w: %q is not a registrable domain (its registrable domain is %q)", ErrConfig, d, reg)
+			return nil, &ConfigError{Field: "Domains", Value: given, Problem: fmt.Sprintf("is not a registrable domain (its registrable domain is %q)", reg)}
 		}
 		s.domains[d] = struct{}{}
 	}
 	for _, u := range seeds {
 		if !valid(u) {
-			return nil, fmt.Errorf("%w: seed %v is not an absolute http(s) URL", ErrConfig, u)
+			return nil, &ConfigError{Field: "seeds", Value: u, Problem: "is not an absolute http(s) URL"}
 		}
 		host := canonicalHost(u.Hostname())
 		if s.hosts != nil {
@@ -161,7 +190,7 @@ func compileAll(field string, patterns []string) ([]*regexp.Regexp, error) {
 	for _, p := range patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s pattern %q: %w", ErrConfig, field, p, err)
+			return nil, &ConfigError{Field: field, Value: p, Problem: "is not a regular expression: " + err.Error()}
 		}
 		res = append(res, re)
 	}

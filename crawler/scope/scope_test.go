@@ -118,6 +118,39 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// New's errors say which setting is wrong, with its value, for a caller
+// to report in its own terms (package engine names its Options' fields).
+func TestNewErrorsNameTheSetting(t *testing.T) {
+	seed := []*url.URL{mustParse(t, "https://example.com/")}
+	for _, tc := range []struct {
+		cfg          Config
+		seeds        []*url.URL
+		field        string
+		value        any
+		problemStart string
+	}{
+		{Config{Exclude: []string{"ok", "("}}, seed, "Exclude", "(", "is not a regular expression: error parsing regexp"},
+		{Config{Include: []string{"[a-"}}, seed, "Include", "[a-", "is not a regular expression: error parsing regexp"},
+		{Config{Domains: []string{"example.com", "www.example.com"}}, seed, "Domains", "www.example.com", `is not a registrable domain (its registrable domain is "example.com")`},
+		{Config{Domains: []string{""}}, seed, "Domains", "", "is not a domain"},
+		{Config{MaxDepth: -1}, seed, "MaxDepth", -1, "is negative"},
+		{Config{SameHostOnly: true}, nil, "SameHostOnly", nil, "and SeedDomains need at least one seed"},
+	} {
+		_, err := New(tc.cfg, tc.seeds)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: err = %v, want a *ConfigError matching ErrConfig", tc.cfg, err)
+			continue
+		}
+		if ce.Field != tc.field || ce.Value != tc.value || !strings.HasPrefix(ce.Problem, tc.problemStart) {
+			t.Errorf("%+v: %+v, want Field %q, Value %v, Problem %q...", tc.cfg, *ce, tc.field, tc.value, tc.problemStart)
+		}
+		if !strings.HasPrefix(err.Error(), "scope: invalid configuration: "+tc.field) {
+			t.Errorf("%+v: message %q", tc.cfg, err)
+		}
+	}
+}
+
 func TestReasonString(t *testing.T) {
 	for r := InScope; r <= SkipFilter; r++ {
 		if s := r.String(); s == "" || strings.HasPrefix(s, "scope.Reason(") {
