@@ -75,11 +75,13 @@ func TestCrawlBatchesStoresBeforeReporting(t *testing.T) {
 		problems []string
 	)
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		Indexer:                ix,
-		FetchWorkers:           pages,
-		FetchTimeout:           5 * time.Second,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Workers:                pages,
+			FetchTimeout:           5 * time.Second,
+		},
+		Graph: g,
+		Index: ix,
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -181,11 +183,13 @@ func TestCrawlStoreBatchBoundedByBytes(t *testing.T) {
 	ix := indexmem.New()
 	defer ix.Close()
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		Indexer:                ix, // the pages' text is what they hold in the batch
-		FetchWorkers:           pages,
-		StoreBatchDelay:        time.Hour,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Workers:                pages,
+		},
+		Graph:           g,
+		Index:           ix, // the pages' text is what they hold in the batch
+		StoreBatchDelay: time.Hour,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -232,9 +236,9 @@ func TestCrawlStoreBatchSizeOne(t *testing.T) {
 		links[i] = &linkgraph.Link{URL: fmt.Sprintf("%s/%d", srv.URL, i)}
 	}
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		StoreBatchSize:         1,
+		FetchOptions:   crawler.FetchOptions{PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32"))},
+		Graph:          g,
+		StoreBatchSize: 1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -169,11 +169,13 @@ func BenchmarkCrawl(b *testing.B) {
 			g, links := seedGraph(b, srv)
 			ix := indexmem.New()
 			c, err := crawler.NewCrawler(crawler.Config{
-				PrivateNetworkDetector: detector,
-				URLGetter:              client,
-				Graph:                  g,
-				Indexer:                ix,
-				FetchWorkers:           workers,
+				FetchOptions: crawler.FetchOptions{
+					PrivateNetworkDetector: detector,
+					URLGetter:              client,
+					Workers:                workers,
+				},
+				Graph: g,
+				Index: ix,
 			})
 			if err != nil {
 				b.Fatal(err)

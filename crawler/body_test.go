@@ -23,9 +23,9 @@ func TestExtractionReleasesBodyWhenLastReader(t *testing.T) {
 		released bool
 	}{
 		{"links", Config{Graph: graphmem.New()}, true, true},
-		{"links and text", Config{Graph: graphmem.New(), Indexer: indexmem.New()}, true, true},
+		{"links and text", Config{Graph: graphmem.New(), Index: indexmem.New()}, true, true},
 		{"processor", Config{Graph: graphmem.New(), Processors: []pipeline.Processor{keep}}, true, false},
-		{"caller's pipeline", Config{Graph: graphmem.New(), Indexer: indexmem.New()}, false, false},
+		{"caller's pipeline", Config{Graph: graphmem.New(), Index: indexmem.New()}, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := c.cfg.withDefaults()
@@ -40,7 +40,7 @@ func TestExtractionReleasesBodyWhenLastReader(t *testing.T) {
 			if len(p.Links) != 1 || p.Links[0] != "http://example.com/next" {
 				t.Errorf("links = %q", p.Links)
 			}
-			if (cfg.Indexer != nil || len(cfg.Processors) > 0) && p.TextContent != "text next" {
+			if (cfg.Index != nil || len(cfg.Processors) > 0) && p.TextContent != "text next" {
 				t.Errorf("text = %q", p.TextContent)
 			}
 			if released := p.Body == nil; released != c.released {

@@ -125,13 +125,15 @@ func (c *countingIndex) take() map[uuid.UUID]int {
 func conditionalCrawler(t *testing.T, g crawler.Graph, ix crawler.Indexer, log *outcomeLog, headFirst bool) *crawler.Crawler {
 	t.Helper()
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		Indexer:                ix,
-		FetchWorkers:           4,
-		FetchTimeout:           5 * time.Second,
-		HeadFirst:              headFirst,
-		OnOutcome:              log.record,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Workers:                4,
+			FetchTimeout:           5 * time.Second,
+			HeadFirst:              headFirst,
+		},
+		Graph:     g,
+		Index:     ix,
+		OnOutcome: log.record,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -440,12 +442,14 @@ func TestCrawlNotModifiedAfterGetterRedirect(t *testing.T) {
 	s, g, l := retrievedPage(t, "/moved")
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		URLGetter:              followingGetter{c: s.Client()},
-		Graph:                  g,
-		FetchWorkers:           1,
-		FetchTimeout:           5 * time.Second,
-		OnOutcome:              log.record,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			URLGetter:              followingGetter{c: s.Client()},
+			Workers:                1,
+			FetchTimeout:           5 * time.Second,
+		},
+		Graph:     g,
+		OnOutcome: log.record,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,31 +3,13 @@ package crawler
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"syscall"
 	"time"
 
-	"github.com/linksrus/linksrus/crawler/privnet"
-	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
-// Defaults for the Config fields left zero.
+// Defaults for the Config fields left zero (FetchOptions has its own).
 const (
-	// DefaultFetchWorkers is the size of the fetch worker pool. Fetching
-	// waits on the network far more than it computes, so the pool is much
-	// larger than the number of CPUs.
-	DefaultFetchWorkers = 32
-	// DefaultMaxBodyBytes bounds the body read from one response: large
-	// enough for nearly every real page, small enough that a few dozen
-	// workers reading hostile endless bodies cannot exhaust memory.
-	DefaultMaxBodyBytes = 4 << 20
-	// DefaultFetchTimeout bounds one fetch, from sending the request to the
-	// end of the body, so a slow server cannot hold a worker forever.
-	DefaultFetchTimeout = 30 * time.Second
-	// DefaultMaxRedirects is how many redirects a fetch follows, as
-	// net/http does.
-	DefaultMaxRedirects = 10
 	// DefaultStoreBatchSize is the most pages the graph updater and the
 	// indexer write in one go: what a busy crawl delivers in about
 	// DefaultStoreBatchDelay, so that the delay, not the size, closes a
@@ -57,73 +39,65 @@ const (
 	// batch is gathered and sent while the other is on the wire, so the
 	// stage is not held to one round trip at a time.
 	DefaultGraphWriters = 2
-	// DefaultUserAgent names the crawler in its requests.
-	DefaultUserAgent = "linksrus-crawler/1.0 (+https://github.com/linksrus/linksrus)"
 )
 
-// ErrInvalidConfig is returned (wrapped) by NewCrawler and the stage
-// constructors for a Config they cannot use.
+// ErrInvalidConfig is matched (errors.Is) by the errors of NewCrawler and
+// the stage constructors for a Config they cannot use: an *OptionError.
 var ErrInvalidConfig = errors.New("crawler: invalid config")
+
+// OptionError is the error for a setting that cannot be used: which one,
+// its value and what is wrong with it, so that a program can say which of
+// its own inputs (a flag, a key of a file) was at fault without reading the
+// message. Its text reads "FetchOptions.Workers: -1 is negative". It
+// matches ErrInvalidConfig (errors.Is). Package engine reports the
+// mistakes of its Options with it too.
+type OptionError struct {
+	// Field is the setting's path from the struct that holds it:
+	// "FetchOptions.Workers", "FetchOptions.Retry.BaseDelay",
+	// "Config.Gates[2]", "Options.PerHost" (package engine's).
+	Field string
+	// Value is the value refused (the item at fault, for a list), or nil
+	// for a missing one.
+	Value any
+	// Problem says what is wrong: "is negative", "is nil".
+	Problem string
+}
+
+func (e *OptionError) Error() string {
+	switch v := e.Value.(type) {
+	case nil:
+		return e.Field + " " + e.Problem
+	case string:
+		return fmt.Sprintf("%s: %q %s", e.Field, v, e.Problem)
+	default:
+		return fmt.Sprintf("%s: %v %s", e.Field, v, e.Problem)
+	}
+}
+
+// Is reports whether target is ErrInvalidConfig.
+func (e *OptionError) Is(target error) bool { return target == ErrInvalidConfig }
+
+// negative is the error for a setting below zero.
+func negative(field string, v any) *OptionError {
+	return &OptionError{Field: field, Value: v, Problem: "is negative"}
+}
 
 // Config configures a Crawler. Every field is optional; the zero Config
 // crawls the public web with the defaults below and writes nowhere (set
-// Graph and Indexer to keep the stores current).
+// Graph and Index to keep the stores current).
 type Config struct {
-	// PrivateNetworkDetector drops extracted links, and refuses seeds,
-	// whose host is a literal private address or a local-only name.
-	// Default: privnet.New() (no allow-list).
-	PrivateNetworkDetector PrivateNetworkDetector
-
-	// URLGetter sends the requests. Default: an *http.Client whose
-	// transport dials through the detector's dial-time guard (when the
-	// detector has a Control method like *privnet.Detector; otherwise
-	// privnet.New()'s) and uses no proxy. Redirects are followed by the
-	// fetch stage itself, not by the getter (see Fetcher and MaxRedirects).
-	// A custom URLGetter is responsible for its own dial-time check: see
-	// privnet.Detector.Transport.
-	URLGetter URLGetter
-
-	// MaxRedirects is how many redirects one fetch follows, each target
-	// checked like the first URL (private network, Gates); one more stops
-	// the page with ReasonTooManyRedirects. Negative: none are followed.
-	// Default: DefaultMaxRedirects.
-	MaxRedirects int
-
-	// Retry, if set, has failed requests that may succeed later (timeouts,
-	// connection resets, 429, most 5xx) sent again with exponential
-	// backoff, honouring Retry-After, by the fetch stage itself: with a
-	// Scheduler, a page waiting for its retry is parked, not held by a
-	// worker. The zero RetryPolicy gives its defaults. Default: nil, no
-	// retries.
-	Retry *RetryPolicy
-
-	// HeadFirst sends a HEAD request before each GET (of every redirect
-	// hop) and skips non-HTML resources on its answer (a 2xx with a
-	// Content-Type that is not HTML) with ReasonContentType, without
-	// downloading them; any other answer (HTML, no type, a redirect, 405
-	// from servers without HEAD) is settled by the GET. It pays off only
-	// where many links lead to large non-HTML resources that their URL
-	// does not betray (names ending in .png, .pdf and the like are skipped
-	// anyway). Default: false, since it costs a round trip per page.
-	HeadFirst bool
-
-	// LinkNormalization selects the optional URL normalisations applied to
-	// extracted links (sorting query parameters, stripping tracking
-	// parameters). The safe ones of package urlnorm are always applied.
-	// Default: none of the optional ones.
-	LinkNormalization urlnorm.Options
+	// FetchOptions are how pages are requested and accepted: workers,
+	// user agent, private networks, timeouts, redirects, retries, URL
+	// normalisation, recording. Their fields are promoted (cfg.Workers).
+	FetchOptions
 
 	// Graph receives the crawled pages, the links found on them and the
 	// edges between them. Default: nil, no graph updater stage.
 	Graph Graph
 
-	// Indexer receives each crawled page's title and text, unless the page
+	// Index receives each crawled page's title and text, unless the page
 	// asked not to be indexed. Default: nil, no indexer stage.
-	Indexer Indexer
-
-	// FetchWorkers is the number of pages fetched at once. Default:
-	// DefaultFetchWorkers.
-	FetchWorkers int
+	Index Indexer
 
 	// StoreBatchSize is the most pages written to the graph, or to the
 	// index, in one batch. 1 writes every page on its own. Default:
@@ -153,23 +127,9 @@ type Config struct {
 	// GraphWriters is how many batches are written to the graph at once,
 	// each by its own worker calling Graph concurrently (a Graph that keeps
 	// state between the calls of one batch implements BatchGraph); with an
-	// Indexer, as many batches go to the index at once, beside them. 1
+	// Index, as many batches go to the index at once, beside them. 1
 	// writes one batch after the other. Default: DefaultGraphWriters.
 	GraphWriters int
-
-	// MaxBodyBytes is the largest body read; larger pages are skipped with
-	// ReasonTooLarge. Default: DefaultMaxBodyBytes.
-	MaxBodyBytes int64
-
-	// FetchTimeout bounds each fetch, body included. Default:
-	// DefaultFetchTimeout.
-	FetchTimeout time.Duration
-
-	// DecorateRequest, if set, is called on every request before it is sent,
-	// to add headers, cookies or credentials. The request already carries
-	// the fetch's context and DefaultUserAgent, which it may replace. An
-	// error fails the fetch with ReasonFetchError.
-	DecorateRequest func(req *http.Request) error
 
 	// Gates, if set, are asked in order, before each request and after the
 	// built-in checks, whether the URL may be fetched; the first error stops
@@ -185,12 +145,6 @@ type Config struct {
 	// payload drops only its copy. Default: none.
 	Processors []pipeline.Processor
 
-	// Recorder, if set, is given every GET response the fetch stage reads,
-	// redirect hops included, with its body as the server sent it (see
-	// Recorder): how a crawl is archived. The Fetcher then asks for gzip
-	// itself and decodes it. Default: nil, nothing recorded.
-	Recorder Recorder
-
 	// Scheduler, if set, is asked before every request and takes back the
 	// pages whose next request must wait (see RequestScheduler): how a
 	// crawl keeps per-host limits at the moment each request starts. The
@@ -205,38 +159,38 @@ type Config struct {
 	OnOutcome func(Outcome)
 }
 
-// withDefaults validates cfg and fills in the defaults.
-func (cfg Config) withDefaults() (Config, error) {
-	switch {
-	case cfg.FetchWorkers < 0:
-		return cfg, fmt.Errorf("%w: FetchWorkers %d < 0", ErrInvalidConfig, cfg.FetchWorkers)
-	case cfg.StoreBatchSize < 0:
-		return cfg, fmt.Errorf("%w: StoreBatchSize %d < 0", ErrInvalidConfig, cfg.StoreBatchSize)
-	case cfg.GraphWriters < 0:
-		return cfg, fmt.Errorf("%w: GraphWriters %d < 0", ErrInvalidConfig, cfg.GraphWriters)
-	case cfg.MaxBodyBytes < 0:
-		return cfg, fmt.Errorf("%w: MaxBodyBytes %d < 0", ErrInvalidConfig, cfg.MaxBodyBytes)
-	case cfg.FetchTimeout < 0:
-		return cfg, fmt.Errorf("%w: FetchTimeout %v < 0", ErrInvalidConfig, cfg.FetchTimeout)
+// Check reports the first setting of cfg that cannot be used, as an
+// *OptionError (see FetchOptions.Check for the fetch settings'). NewCrawler
+// makes the same check; a program can make it before it opens its stores.
+func (cfg Config) Check() error {
+	if err := cfg.FetchOptions.Check(); err != nil {
+		return err
 	}
-	if cfg.Retry != nil {
-		if _, err := cfg.Retry.withDefaults(); err != nil {
-			return cfg, err
-		}
+	switch {
+	case cfg.StoreBatchSize < 0:
+		return negative("Config.StoreBatchSize", cfg.StoreBatchSize)
+	case cfg.GraphWriters < 0:
+		return negative("Config.GraphWriters", cfg.GraphWriters)
 	}
 	for i, g := range cfg.Gates {
 		if g == nil {
-			return cfg, fmt.Errorf("%w: Gates[%d] is nil", ErrInvalidConfig, i)
+			return &OptionError{Field: fmt.Sprintf("Config.Gates[%d]", i), Problem: "is nil"}
 		}
 	}
 	for i, p := range cfg.Processors {
 		if p == nil {
-			return cfg, fmt.Errorf("%w: Processors[%d] is nil", ErrInvalidConfig, i)
+			return &OptionError{Field: fmt.Sprintf("Config.Processors[%d]", i), Problem: "is nil"}
 		}
 	}
-	if cfg.FetchWorkers == 0 {
-		cfg.FetchWorkers = DefaultFetchWorkers
+	return nil
+}
+
+// withDefaults checks cfg and fills in the defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	if err := cfg.Check(); err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
+	cfg.FetchOptions = cfg.FetchOptions.WithDefaults()
 	if cfg.StoreBatchSize == 0 {
 		cfg.StoreBatchSize = DefaultStoreBatchSize
 	}
@@ -246,48 +200,5 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.GraphWriters == 0 {
 		cfg.GraphWriters = DefaultGraphWriters
 	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.FetchTimeout == 0 {
-		cfg.FetchTimeout = DefaultFetchTimeout
-	}
-	if cfg.PrivateNetworkDetector == nil {
-		cfg.PrivateNetworkDetector = privnet.New()
-	}
-	if cfg.URLGetter == nil {
-		cfg.URLGetter = defaultURLGetter(cfg.PrivateNetworkDetector, cfg.FetchWorkers)
-	}
 	return cfg, nil
-}
-
-// dialGuard is implemented by detectors that can check dialled addresses,
-// such as *privnet.Detector.
-type dialGuard interface {
-	Control(network, address string, c syscall.RawConn) error
-}
-
-func defaultURLGetter(d PrivateNetworkDetector, workers int) *http.Client {
-	guard, ok := d.(dialGuard)
-	if !ok {
-		guard = privnet.New()
-	}
-	// privnet's transport and dialer settings, with the detector's own
-	// check (and so its allow-list) at dial time.
-	dialer := privnet.New().Dialer()
-	dialer.Control = guard.Control
-	tr := privnet.New().Transport()
-	tr.DialContext = dialer.DialContext
-	// Workers often fetch from the same host; net/http's default of two
-	// idle connections per host would make them reconnect all the time.
-	tr.MaxIdleConnsPerHost = workers
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= DefaultMaxRedirects {
-				return fmt.Errorf("stopped after %d redirects", DefaultMaxRedirects)
-			}
-			return nil
-		},
-	}
 }

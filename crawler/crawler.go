@@ -64,7 +64,7 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 // then hand each page's body back once it is parsed, when no processor
 // reads it.
 func stages(cfg Config, releaseBody bool) []pipeline.StageRunner {
-	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.FetchWorkers)}, afterFetch(cfg, releaseBody)...)
+	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.Workers)}, afterFetch(cfg, releaseBody)...)
 }
 
 // afterFetch returns the stages that follow the fetch, for stages and for
@@ -97,13 +97,13 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 		storing = append(slices.Clip(batching), pipeline.FlushOnSignal(cfg.StoreFlush))
 	}
 	switch {
-	case cfg.Graph != nil && cfg.Indexer != nil:
+	case cfg.Graph != nil && cfg.Index != nil:
 		stores := []pipeline.BatchProcessor{
 			NewGraphUpdaterWithoutMark(cfg.Graph),
-			&TextIndexer{indexer: cfg.Indexer, now: time.Now, besideGraph: true},
+			&TextIndexer{indexer: cfg.Index, now: time.Now, besideGraph: true},
 		}
 		marker := NewRetrievalMarker(cfg.Graph)
-		marker.leftover = NewTextIndexer(cfg.Indexer)
+		marker.leftover = NewTextIndexer(cfg.Index)
 		s = append(s,
 			pipeline.ScatterGather(stores, size, delay, cfg.GraphWriters, storing...),
 			// One marker: a mark is one small write per batch, and
@@ -112,11 +112,11 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 			pipeline.Batch(marker, size, 0, batching...))
 	case cfg.Graph != nil:
 		s = append(s, pipeline.BatchPool(NewGraphUpdater(cfg.Graph), size, delay, cfg.GraphWriters, storing...))
-	case cfg.Indexer != nil:
-		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Indexer), size, delay, storing...))
+	case cfg.Index != nil:
+		s = append(s, pipeline.Batch(NewTextIndexer(cfg.Index), size, delay, storing...))
 	}
 	procs := cfg.Processors
-	if len(procs) > 0 && (cfg.Graph != nil || cfg.Indexer != nil) {
+	if len(procs) > 0 && (cfg.Graph != nil || cfg.Index != nil) {
 		// A processor dropping its copy must not make a stored page count
 		// as dropped: the pass-through copy carries it to the end.
 		procs = append([]pipeline.Processor{passThrough{}}, procs...)
@@ -136,12 +136,12 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 // with text wanted, links and text come from one pass of the tokenizer:
 // the text part costs less than the second tokenizer pass it saves.
 func extractor(cfg Config, releaseBody bool) pipeline.Processor {
-	links := NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.LinkNormalization})
+	links := NewLinkExtractorWithOptions(cfg.PrivateNetworkDetector, LinkOptions{Normalization: cfg.Normalization()})
 	// The stores read a page's links and text, not its HTML: unless a
 	// processor, or a stage of the caller's (see Stages), wants the page,
 	// its body can go back for the next fetch.
 	links.lastReader = releaseBody && len(cfg.Processors) == 0
-	if cfg.Indexer != nil || len(cfg.Processors) > 0 {
+	if cfg.Index != nil || len(cfg.Processors) > 0 {
 		return &PageExtractor{links: links}
 	}
 	return links

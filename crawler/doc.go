@@ -4,7 +4,7 @@
 //
 //	source (a linkgraph.LinkIterator)
 //	  → fetch (fixed worker pool; gates, redirects, a HEAD first if
-//	    Config.HeadFirst, retries under Config.Retry)
+//	    FetchOptions.HeadFirst, retries under FetchOptions.Retry)
 //	  → extract links, and the text when something consumes it, in one
 //	    pass of the tokenizer (a worker per CPU)
 //	  → the stores side by side (a scatter-gather stage, in batches): the
@@ -47,11 +47,19 @@
 // nothing is downloaded, parsed or indexed, and the graph only refreshes
 // the page's retrieval time and its edges' (EdgeRefresher).
 //
-// A Config.Recorder is given every GET response as the server sent it, to
-// archive the crawl (WARCRecorder writes them to WARC files with package
-// archive/warc); Import runs such archived responses through the stages
-// after the fetch, to rebuild the stores without fetching anything
+// A FetchOptions.Recorder is given every GET response as the server sent
+// it, to archive the crawl (WARCRecorder writes them to WARC files with
+// package archive/warc); Import runs such archived responses through the
+// stages after the fetch, to rebuild the stores without fetching anything
 // (WARCPages reads them from WARC files).
+//
+// How pages are fetched (workers, user agent, private networks, timeouts,
+// redirects, retries, URL normalisation, recording) is one struct,
+// FetchOptions, which Config embeds and package engine's Options embeds
+// too: each setting has one name, one default (FetchOptions.WithDefaults)
+// and one check (FetchOptions.Check, Config.Check), whose errors are
+// *OptionError values naming the setting. The zero RetryPolicy retries
+// transient failures twice; MaxRetries -1 turns retries off.
 //
 // The payload type and every stage are exported
 // (Stages, NewFetcher, NewLinkExtractor, ...) so that a caller can assemble a

@@ -88,13 +88,15 @@ func (l *outcomeLog) record(o crawler.Outcome) {
 func newCrawler(t *testing.T, g crawler.Graph, ix crawler.Indexer, log *outcomeLog, extra ...pipeline.Processor) *crawler.Crawler {
 	t.Helper()
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		Indexer:                ix,
-		FetchWorkers:           4,
-		FetchTimeout:           5 * time.Second,
-		Processors:             extra,
-		OnOutcome:              log.record,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Workers:                4,
+			FetchTimeout:           5 * time.Second,
+		},
+		Graph:      g,
+		Index:      ix,
+		Processors: extra,
+		OnOutcome:  log.record,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +277,7 @@ func TestCrawlRefusesPrivateNetworkAtDialTime(t *testing.T) {
 	s := newSite(t)
 	_, port, _ := splitPort(s.URL)
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
-	c, err := crawler.NewCrawler(crawler.Config{PrivateNetworkDetector: nameBlind{}, OnOutcome: log.record})
+	c, err := crawler.NewCrawler(crawler.Config{FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: nameBlind{}}, OnOutcome: log.record})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,8 +320,8 @@ func TestCrawlConcurrentCalls(t *testing.T) {
 	var mu sync.Mutex
 	reported := map[string]int{}
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32"))},
+		Graph:        g,
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			reported[o.URL+" "+o.Reason.String()]++
@@ -413,7 +415,7 @@ func TestCrawlIteratorError(t *testing.T) {
 }
 
 func TestNewCrawlerInvalidConfig(t *testing.T) {
-	_, err := crawler.NewCrawler(crawler.Config{FetchWorkers: -2})
+	_, err := crawler.NewCrawler(crawler.Config{FetchOptions: crawler.FetchOptions{Workers: -2}})
 	if !errors.Is(err, crawler.ErrInvalidConfig) {
 		t.Fatalf("err = %v, want ErrInvalidConfig", err)
 	}
@@ -478,9 +480,11 @@ func TestCrawlTimesOutTricklingBody(t *testing.T) {
 
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		FetchTimeout:           200 * time.Millisecond,
-		OnOutcome:              log.record,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			FetchTimeout:           200 * time.Millisecond,
+		},
+		OnOutcome: log.record,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -43,9 +43,9 @@ func ExampleNewLinkExtractorWithOptions() {
 	// https://example.com/blog/post-1
 }
 
-// A crawl whose fetch stage retries a busy server (Config.Retry), skips
-// non-HTML after a HEAD request (Config.HeadFirst) and refuses redirects
-// out of its scope (a Gate).
+// A crawl whose fetch stage retries a busy server (FetchOptions.Retry),
+// skips non-HTML after a HEAD request (FetchOptions.HeadFirst) and refuses
+// redirects out of its scope (a Gate).
 func ExampleConfig_fetchPolicies() {
 	var busy atomic.Bool
 	busy.Store(true)
@@ -74,11 +74,13 @@ func ExampleConfig_fetchPolicies() {
 	defer client.CloseIdleConnections()
 	outcomes := make(chan crawler.Outcome, 3)
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: detector,
-		URLGetter:              client,
-		Retry:                  &crawler.RetryPolicy{BaseDelay: 10 * time.Millisecond},
-		HeadFirst:              true,
-		FetchWorkers:           1,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: detector,
+			URLGetter:              client,
+			Retry:                  crawler.RetryPolicy{BaseDelay: 10 * time.Millisecond},
+			HeadFirst:              true,
+			Workers:                1,
+		},
 		Gates: []crawler.Gate{crawler.GateFunc(func(_ context.Context, u *url.URL) error {
 			if strings.HasPrefix(u.Path, "/admin/") {
 				return crawler.Skip(crawler.ReasonScope, nil)

@@ -54,11 +54,13 @@ func ExampleCrawler_Crawl() {
 	var mu sync.Mutex
 	var report []string
 	c, err := crawler.NewCrawler(crawler.Config{
-		// Only for this example: the site is on loopback, which a crawler
-		// of the public web must never reach.
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  graph,
-		Indexer:                index,
+		FetchOptions: crawler.FetchOptions{
+			// Only for this example: the site is on loopback, which a
+			// crawler of the public web must never reach.
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+		},
+		Graph: graph,
+		Index: index,
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -108,9 +110,11 @@ func ExampleStages() {
 	client := &http.Client{Transport: detector.Transport()}
 	defer client.CloseIdleConnections()
 	stages, err := crawler.Stages(crawler.Config{
-		PrivateNetworkDetector: detector,
-		URLGetter:              client,
-		Processors:             []pipeline.Processor{collect},
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: detector,
+			URLGetter:              client,
+		},
+		Processors: []pipeline.Processor{collect},
 	})
 	if err != nil {
 		panic(err)

@@ -41,9 +41,11 @@ func ExampleWARCRecorder() {
 		}
 	}
 	c, err := crawler.NewCrawler(crawler.Config{
-		// Only for this example: the site is on loopback.
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Recorder:               crawler.WARCRecorder(archive),
+		FetchOptions: crawler.FetchOptions{
+			// Only for this example: the site is on loopback.
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Recorder:               crawler.WARCRecorder(archive),
+		},
 	})
 	if err != nil {
 		panic(err)

@@ -31,14 +31,14 @@ import (
 // must admit it. After the response, from its headers alone: the status
 // must be 2xx, the Content-Type HTML (or missing, then sniffed from the
 // body), the Content-Length within bounds. The body is then read, at most
-// Config.MaxBodyBytes of it, all within Config.FetchTimeout.
+// FetchOptions.MaxBodyBytes of it, all within FetchOptions.FetchTimeout.
 //
 // The Fetcher follows redirects itself, so that every hop passes the same
 // checks as the first URL: scheme, extension, private network and every
 // Gate (robots.txt and scope among them). A hop that fails them stops the
 // fetch with the hop's reason; a redirect back to a URL of the same chain
 // stops it with ReasonRedirectLoop, and one more redirect than
-// Config.MaxRedirects with ReasonTooManyRedirects. For that it needs
+// FetchOptions.MaxRedirects with ReasonTooManyRedirects. For that it needs
 // a URLGetter that returns 3xx responses instead of following them: an
 // *http.Client is used through a copy whose CheckRedirect returns
 // http.ErrUseLastResponse, and a getter implementing RedirectDisabler is
@@ -54,26 +54,19 @@ import (
 // own URL (the first, HEAD or GET): they belong to it, not to a redirect's
 // target. A 304 to a request without them is an HTTP status like any other.
 //
-// The Fetcher also makes the HEAD of Config.HeadFirst and the retries of
-// Config.Retry itself, so that each request is a step it can stop at: with
-// a Config.Scheduler, every request starts only when the scheduler's Begin
-// allows it, and a page whose next request must wait (its host busy or in
+// The Fetcher also makes the HEAD of FetchOptions.HeadFirst and the
+// retries of FetchOptions.Retry itself, so that each request is a step it
+// can stop at: with a Config.Scheduler, every request starts only when the
+// scheduler's Begin allows it, and a page whose next request must wait (its host busy or in
 // its delay, a retry's backoff, a gate not ready) is parked with the
 // scheduler and resumed later at that step, instead of holding a worker.
 type Fetcher struct {
-	getter       URLGetter
-	detector     PrivateNetworkDetector
-	gates        []Gate
-	maxBody      int64
-	timeout      time.Duration
-	decorate     func(*http.Request) error
-	maxRedirects int
-	headFirst    bool
-	retry        *RetryPolicy // nil: no retries
-	sched        RequestScheduler
-	conditional  bool // send the pages' validators (the graph can refresh edges)
-	jitter       func() float64
-	recorder     Recorder // nil: nothing recorded
+	opts        FetchOptions // with defaults filled in
+	getter      URLGetter    // opts.URLGetter, not following redirects
+	gates       []Gate
+	sched       RequestScheduler
+	conditional bool // send the pages' validators (the graph can refresh edges)
+	jitter      func() float64
 }
 
 // NewFetcher returns the fetch stage for cfg (with defaults filled in).
@@ -85,32 +78,14 @@ func NewFetcher(cfg Config) (*Fetcher, error) {
 	return newFetcher(cfg), nil
 }
 
-// newFetcher returns the fetch stage for a Config with defaults filled in
-// (and so a valid Retry).
+// newFetcher returns the fetch stage for a Config with defaults filled in.
 func newFetcher(cfg Config) *Fetcher {
-	maxRedirects := cfg.MaxRedirects
-	switch {
-	case maxRedirects == 0:
-		maxRedirects = DefaultMaxRedirects
-	case maxRedirects < 0:
-		maxRedirects = 0
-	}
 	f := &Fetcher{
-		getter:       withoutRedirects(cfg.URLGetter),
-		detector:     cfg.PrivateNetworkDetector,
-		gates:        cfg.Gates,
-		maxBody:      cfg.MaxBodyBytes,
-		timeout:      cfg.FetchTimeout,
-		decorate:     cfg.DecorateRequest,
-		maxRedirects: maxRedirects,
-		headFirst:    cfg.HeadFirst,
-		sched:        cfg.Scheduler,
-		jitter:       rand.Float64,
-		recorder:     cfg.Recorder,
-	}
-	if cfg.Retry != nil {
-		policy, _ := cfg.Retry.withDefaults()
-		f.retry = &policy
+		opts:   cfg.FetchOptions,
+		getter: withoutRedirects(cfg.URLGetter),
+		gates:  cfg.Gates,
+		sched:  cfg.Scheduler,
+		jitter: rand.Float64,
 	}
 	_, f.conditional = cfg.Graph.(EdgeRefresher)
 	return f
@@ -182,7 +157,7 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL, hop bool) (Reason, erro
 	if hasNonHTMLExtension(u.Path) {
 		return ReasonExtension, nil
 	}
-	private, err := f.detector.IsPrivate(u.Hostname())
+	private, err := f.opts.PrivateNetworkDetector.IsPrivate(u.Hostname())
 	if err != nil {
 		return ReasonInvalidURL, err
 	}
@@ -209,7 +184,7 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL, hop bool) (Reason, erro
 // fetch sends the page's requests, following redirects, and reads the body
 // into p. It reports false if the page goes no further in this pass.
 func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
-	fctx, cancel := context.WithTimeout(ctx, f.timeout)
+	fctx, cancel := context.WithTimeout(ctx, f.opts.FetchTimeout)
 	defer cancel()
 
 	res, st := f.follow(ctx, fctx, p)
@@ -249,8 +224,8 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		f.record(ctx, p, res, nil, BodySkipped)
 		return false
 	}
-	if res.ContentLength > f.maxBody {
-		p.skip(ReasonTooLarge, fmt.Errorf("crawler: Content-Length %d > %d", res.ContentLength, f.maxBody))
+	if res.ContentLength > f.opts.MaxBodyBytes {
+		p.skip(ReasonTooLarge, fmt.Errorf("crawler: Content-Length %d > %d", res.ContentLength, f.opts.MaxBodyBytes))
 		f.record(ctx, p, res, nil, BodyTruncated)
 		return false
 	}
@@ -261,7 +236,7 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.LastModified, _ = validator(res.Header, "Last-Modified")
 
 	var err error
-	p.Body, err = readBounded(p.bodyBuffer(), res.Body, f.maxBody+1, res.ContentLength)
+	p.Body, err = readBounded(p.bodyBuffer(), res.Body, f.opts.MaxBodyBytes+1, res.ContentLength)
 	// The response is read: the host's slot is free for the next request
 	// while this page is decoded and parsed.
 	res.Body.Close()
@@ -270,10 +245,10 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		f.failed(ctx, p, fmt.Errorf("crawler: read body: %w", err))
 		return false
 	}
-	if f.recorder != nil && !f.recordBody(ctx, p, res) {
+	if f.opts.Recorder != nil && !f.recordBody(ctx, p, res) {
 		return false
 	}
-	return p.acceptBody(f.maxBody)
+	return p.acceptBody(f.opts.MaxBodyBytes)
 }
 
 // acceptBody makes the checks of a page's body, decoded of its
@@ -308,7 +283,7 @@ func (f *Fetcher) send(fctx context.Context, method, target string, cond *Payloa
 	if err != nil {
 		return nil, "", Skip(ReasonInvalidURL, err)
 	}
-	req.Header.Set("User-Agent", DefaultUserAgent)
+	req.Header.Set("User-Agent", f.opts.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
 	if cond != nil {
 		if cond.ETag != "" {
@@ -318,15 +293,15 @@ func (f *Fetcher) send(fctx context.Context, method, target string, cond *Payloa
 			req.Header.Set("If-Modified-Since", cond.LastModified)
 		}
 	}
-	if f.recorder != nil {
+	if f.opts.Recorder != nil {
 		// Asked for here, net/http leaves a gzipped body as it came, to
 		// be recorded so; the fetch decodes it (recordBody).
 		req.Header.Set("Accept-Encoding", "gzip")
 	}
-	if f.decorate != nil {
+	if f.opts.DecorateRequest != nil {
 		// Called for every hop, so that the decorator sees the URL the
 		// request goes to and can keep credentials to their own host.
-		if err := f.decorate(req); err != nil {
+		if err := f.opts.DecorateRequest(req); err != nil {
 			return nil, "", fmt.Errorf("crawler: decorate request: %w", err)
 		}
 	}

@@ -68,7 +68,9 @@ func runFetch(t *testing.T, c fetchCase) *Payload {
 	if c.respond != nil {
 		getter.EXPECT().Do(gomock.Any()).DoAndReturn(c.respond).Times(1)
 	}
-	cfg := Config{URLGetter: getter, PrivateNetworkDetector: detector, MaxBodyBytes: 1024, FetchTimeout: time.Second}
+	// One request per case: no retries (retry_test.go has those).
+	cfg := Config{FetchOptions: FetchOptions{URLGetter: getter, PrivateNetworkDetector: detector, MaxBodyBytes: 1024, FetchTimeout: time.Second,
+		Retry: RetryPolicy{MaxRetries: -1}}}
 	if c.cfg != nil {
 		c.cfg(&cfg)
 	}
@@ -291,7 +293,7 @@ func TestFetcherCancelledCrawl(t *testing.T) {
 		cancel()
 		return nil, req.Context().Err()
 	})
-	f, err := NewFetcher(Config{URLGetter: getter})
+	f, err := NewFetcher(Config{FetchOptions: FetchOptions{URLGetter: getter}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +309,7 @@ func TestFetcherCancelledCrawl(t *testing.T) {
 
 func TestNewFetcherInvalidConfig(t *testing.T) {
 	for _, cfg := range []Config{
-		{FetchWorkers: -1}, {MaxBodyBytes: -1}, {FetchTimeout: -time.Second},
+		{FetchOptions: FetchOptions{Workers: -1}}, {FetchOptions: FetchOptions{MaxBodyBytes: -1}}, {FetchOptions: FetchOptions{FetchTimeout: -time.Second}},
 		{Gates: []Gate{nil}}, {Processors: nil, Gates: []Gate{GateFunc(nil), nil}},
 	} {
 		if _, err := NewFetcher(cfg); !errors.Is(err, ErrInvalidConfig) {

@@ -36,7 +36,7 @@ type FetchedPage struct {
 // fetch (link and text extraction, the graph updater, the indexer, the
 // processors) without a request: the pipeline reused to rebuild the stores
 // from an archive. A page goes through the checks the Fetcher makes on a
-// response (2xx status, HTML, Config.MaxBodyBytes decoded, charset), and
+// response (2xx status, HTML, FetchOptions.MaxBodyBytes decoded, charset), and
 // the skipped ones are reported through Config.OnOutcome as in a crawl.
 //
 // Redirects are followed within the archive: a 3xx page whose target comes

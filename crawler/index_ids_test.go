@@ -22,7 +22,7 @@ func TestIndexUsesGraphIDForLinksWithoutID(t *testing.T) {
 	g := graphmem.New()
 	idx := indexmem.New()
 	cfg := loopbackConfig()
-	cfg.Graph, cfg.Indexer = g, idx
+	cfg.Graph, cfg.Index = g, idx
 	c, err := NewCrawler(cfg)
 	if err != nil {
 		t.Fatal(err)

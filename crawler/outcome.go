@@ -33,7 +33,7 @@ const (
 	ReasonHTTPStatus
 	// ReasonContentType: the response is not HTML.
 	ReasonContentType
-	// ReasonTooLarge: the body is larger than Config.MaxBodyBytes.
+	// ReasonTooLarge: the body is larger than FetchOptions.MaxBodyBytes.
 	ReasonTooLarge
 	// ReasonCharset: the body could not be decoded to UTF-8.
 	ReasonCharset
@@ -60,7 +60,7 @@ const (
 	// the same fetch.
 	ReasonRedirectLoop
 	// ReasonTooManyRedirects: the fetch gave up after the maximum number of
-	// redirects (see Config.MaxRedirects).
+	// redirects (see FetchOptions.MaxRedirects).
 	ReasonTooManyRedirects
 	// ReasonRobotsUnreachable: the host's robots.txt could not be fetched
 	// (5xx, 429, a network error) even after retries, so nothing of the

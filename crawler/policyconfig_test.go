@@ -13,13 +13,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
-// Config.Retry, HeadFirst, MaxRedirects and LinkNormalization reach the
-// stages of a crawl.
+// FetchOptions.Retry, HeadFirst, MaxRedirects, SortQuery and StripTracking
+// reach the stages of a crawl.
 func TestConfigFetchPolicies(t *testing.T) {
 	var busy atomic.Bool
 	busy.Store(true)
@@ -43,11 +42,11 @@ func TestConfigFetchPolicies(t *testing.T) {
 	got := map[string]Outcome{}
 	var links []string
 	cfg := loopbackConfig()
-	cfg.Retry = &RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+	cfg.Retry = RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
 	cfg.HeadFirst = true
 	cfg.MaxRedirects = 1
-	cfg.LinkNormalization = urlnorm.Options{SortQuery: true, StripTracking: true}
-	cfg.FetchWorkers = 1
+	cfg.SortQuery, cfg.StripTracking = true, true
+	cfg.Workers = 1
 	cfg.Processors = []pipeline.Processor{pipeline.ProcessorFunc(func(_ context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -82,7 +81,7 @@ func TestConfigFetchPolicies(t *testing.T) {
 	if h := hits.list(); !slices.Equal(h, wantHits) {
 		t.Errorf("requests = %q, want %q", h, wantHits)
 	}
-	if _, err := NewCrawler(Config{Retry: &RetryPolicy{BaseDelay: -1}}); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewCrawler(Config{FetchOptions: FetchOptions{Retry: RetryPolicy{BaseDelay: -1}}}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("invalid Retry: %v, want ErrInvalidConfig", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // archive them (WARCRecorder writes them to WARC files). The Fetcher calls
 // it once for every GET response it reads: each redirect hop and the
 // page's final response, whether or not the page goes on to be parsed.
-// HEAD requests (Config.HeadFirst) and responses that a retry replaces are
+// HEAD requests (FetchOptions.HeadFirst) and responses that a retry replaces are
 // not recorded, nor a response whose body failed to arrive.
 //
 // Record is called from the fetch workers, concurrently, and must be safe
@@ -30,7 +30,7 @@ type BodyCut uint8
 const (
 	// BodyWhole: Body is the whole body, as sent.
 	BodyWhole BodyCut = iota
-	// BodyTruncated: Body is the first Config.MaxBodyBytes bytes of a
+	// BodyTruncated: Body is the first FetchOptions.MaxBodyBytes bytes of a
 	// longer body, or nothing when the Content-Length alone exceeded them
 	// (WARC-Truncated: length).
 	BodyTruncated
@@ -65,7 +65,7 @@ type Exchange struct {
 // one. It reports false, with the page stopped and the crawl's error set,
 // if the Recorder fails.
 func (f *Fetcher) record(ctx context.Context, p *Payload, res *http.Response, body []byte, cut BodyCut) bool {
-	if f.recorder == nil || res.Request != nil && res.Request.Method != http.MethodGet {
+	if f.opts.Recorder == nil || res.Request != nil && res.Request.Method != http.MethodGet {
 		return true
 	}
 	// The URL in the crawler's spelling, the one the graph gets, unless
@@ -74,7 +74,7 @@ func (f *Fetcher) record(ctx context.Context, p *Payload, res *http.Response, bo
 	if res.Request != nil && res.Request.URL != nil && res.Request.URL.String() != p.fs.sent {
 		x.URL = res.Request.URL.String()
 	}
-	if err := f.recorder.Record(ctx, &x); err != nil {
+	if err := f.opts.Recorder.Record(ctx, &x); err != nil {
 		err = fmt.Errorf("crawler: record %s: %w", x.URL, err)
 		p.skip(ReasonFetchError, err)
 		p.fs.recordErr = err
@@ -90,8 +90,8 @@ func (f *Fetcher) record(ctx context.Context, p *Payload, res *http.Response, bo
 // reports false if the page goes no further.
 func (f *Fetcher) recordBody(ctx context.Context, p *Payload, res *http.Response) bool {
 	raw, cut := p.Body, BodyWhole
-	if int64(len(raw)) > f.maxBody {
-		raw, cut = raw[:f.maxBody], BodyTruncated
+	if int64(len(raw)) > f.opts.MaxBodyBytes {
+		raw, cut = raw[:f.opts.MaxBodyBytes], BodyTruncated
 	}
 	if !f.record(ctx, p, res, raw, cut) {
 		return false
@@ -99,7 +99,7 @@ func (f *Fetcher) recordBody(ctx context.Context, p *Payload, res *http.Response
 	if cut != BodyWhole || res.Uncompressed {
 		return true // too large anyway, or decoded by net/http
 	}
-	decoded, err := decodeContent(res.Header.Get("Content-Encoding"), p.Body, f.maxBody+1)
+	decoded, err := decodeContent(res.Header.Get("Content-Encoding"), p.Body, f.opts.MaxBodyBytes+1)
 	if err != nil {
 		p.skip(ReasonFetchError, fmt.Errorf("crawler: decode body: %w", err))
 		return false

@@ -136,14 +136,16 @@ const recordMaxBody = 2 << 20 // above the bomb's 1 MB, far below its 1 GiB
 func recordingCrawler(t *testing.T, g crawler.Graph, ix crawler.Indexer, rec crawler.Recorder, log *outcomeLog) *crawler.Crawler {
 	t.Helper()
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		Graph:                  g,
-		Indexer:                ix,
-		FetchWorkers:           4,
-		FetchTimeout:           10 * time.Second,
-		MaxBodyBytes:           recordMaxBody,
-		Recorder:               rec,
-		OnOutcome:              log.record,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			Workers:                4,
+			FetchTimeout:           10 * time.Second,
+			MaxBodyBytes:           recordMaxBody,
+			Recorder:               rec,
+		},
+		Graph:     g,
+		Index:     ix,
+		OnOutcome: log.record,
 	})
 	if err != nil {
 		t.Fatal(err)

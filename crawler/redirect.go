@@ -89,7 +89,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			}
 			p.fs.recheck = false
 		}
-		if f.headFirst && !p.fs.headDone {
+		if f.opts.HeadFirst && !p.fs.headDone {
 			res, st := f.request(ctx, fctx, p, http.MethodHead)
 			if st != answered {
 				return nil, st
@@ -213,10 +213,10 @@ func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) 
 // the attempt waits in place (no scheduler), a wait that would outlast the
 // fetch's deadline is not worth it.
 func (f *Fetcher) shouldRetry(fctx context.Context, p *Payload, res *http.Response, err error) (time.Duration, bool) {
-	if f.retry == nil || p.fs.attempt >= f.retry.MaxRetries {
+	if p.fs.attempt >= f.opts.Retry.MaxRetries {
 		return 0, false
 	}
-	wait, retry := decideRetry(*f.retry, res, err, p.fs.attempt, f.jitter)
+	wait, retry := decideRetry(f.opts.Retry, res, err, p.fs.attempt, f.jitter)
 	if !retry || fctx.Err() != nil {
 		return 0, false
 	}
@@ -245,8 +245,8 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 	if slices.Contains(chain, next) {
 		return "", ReasonRedirectLoop, fmt.Errorf("crawler: redirect loop: %s -> %s", strings.Join(chain, " -> "), next)
 	}
-	if len(chain) > f.maxRedirects {
-		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, f.maxRedirects)
+	if limit := max(f.opts.MaxRedirects, 0); len(chain) > limit {
+		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, limit)
 	}
 	if reason, err := f.check(ctx, u, true); reason != ReasonCrawled {
 		return next, reason, redirectError(next, err)

@@ -63,9 +63,11 @@ var netipLoopback = netip.MustParsePrefix("127.0.0.1/32")
 // else private, through the default getter.
 func loopbackConfig() Config {
 	return Config{
-		PrivateNetworkDetector: privnet.New(netipLoopback),
-		MaxBodyBytes:           1 << 16,
-		FetchTimeout:           5 * time.Second,
+		FetchOptions: FetchOptions{
+			PrivateNetworkDetector: privnet.New(netipLoopback),
+			MaxBodyBytes:           1 << 16,
+			FetchTimeout:           5 * time.Second,
+		},
 	}
 }
 
@@ -322,7 +324,7 @@ func TestCrawlReportsRedirects(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]Outcome{}
 	cfg := loopbackConfig()
-	cfg.FetchWorkers = 2
+	cfg.Workers = 2
 	cfg.OnOutcome = func(o Outcome) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -425,7 +427,7 @@ func TestRedirectedPageIndexedUnderFinalURL(t *testing.T) {
 	g := graphmem.New()
 	idx := indexmem.New()
 	cfg := loopbackConfig()
-	cfg.Graph, cfg.Indexer = g, idx
+	cfg.Graph, cfg.Index = g, idx
 	c, err := NewCrawler(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -488,7 +490,7 @@ func headSite(t *testing.T) (string, *hitLog) {
 	return s.URL, hits
 }
 
-// With Config.HeadFirst, non-HTML is skipped on the HEAD's word, without a
+// With FetchOptions.HeadFirst, non-HTML is skipped on the HEAD's word, without a
 // GET; everything else (HTML, 405 to the HEAD, a redirect) is fetched with
 // a GET after the HEAD, and every redirect hop gets its own HEAD.
 func TestFetcherHeadFirst(t *testing.T) {

@@ -35,9 +35,9 @@ const (
 )
 
 // RetryPolicy says when and how often a failed request is sent again: by
-// the fetch stage (Config.Retry), and by callers with requests of their
-// own through Decide (package engine's robots.txt fetches). The zero value
-// gives the defaults above.
+// the fetch stage (FetchOptions.Retry), and by callers with requests of
+// their own through Decide (package engine's robots.txt fetches). The zero
+// value gives the defaults above; MaxRetries -1, no retries.
 //
 // A request is retried when it failed in a way that may pass: a timeout of
 // the attempt (not of the fetch as a whole), a connection reset, refused
@@ -49,7 +49,7 @@ const (
 // other statuses, "no such host", a private address refused at dial time,
 // TLS and URL errors, errors carrying a Reason (SkipError), a cancelled
 // crawl. Without a RequestScheduler the fetch stage waits in place, and
-// not for a retry that could not start before Config.FetchTimeout ends.
+// not for a retry that could not start before FetchOptions.FetchTimeout ends.
 //
 // It is not pipeline.RetryPolicy, on purpose: that one retries any
 // processor's error in place, counting attempts, with no notion of HTTP.
@@ -76,14 +76,29 @@ type RetryPolicy struct {
 	MaxRetryAfter time.Duration
 }
 
-func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
+// check reports the first field of p that cannot be used, as an
+// *OptionError whose Field is prefixed with field (the policy's path).
+func (p RetryPolicy) check(field string) error {
 	switch {
-	case p.BaseDelay < 0, p.MaxDelay < 0, p.MaxRetryAfter < 0:
-		return p, fmt.Errorf("%w: negative RetryPolicy delay", ErrInvalidConfig)
-	case p.MaxRetries == 0:
+	case p.BaseDelay < 0:
+		return negative(field+".BaseDelay", p.BaseDelay)
+	case p.MaxDelay < 0:
+		return negative(field+".MaxDelay", p.MaxDelay)
+	case p.MaxRetryAfter < 0:
+		return negative(field+".MaxRetryAfter", p.MaxRetryAfter)
+	}
+	if d := p.withDefaults(); d.MaxDelay < d.BaseDelay {
+		return &OptionError{Field: field + ".MaxDelay", Value: d.MaxDelay, Problem: fmt.Sprintf("is below BaseDelay %v", d.BaseDelay)}
+	}
+	return nil
+}
+
+// withDefaults fills in the zero fields of p. A negative MaxRetries stays
+// as it is (no retry: every attempt number is at least that), so that the
+// policy keeps its meaning if defaults are filled in again.
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxRetries == 0 {
 		p.MaxRetries = DefaultMaxRetries
-	case p.MaxRetries < 0:
-		p.MaxRetries = 0
 	}
 	if p.BaseDelay == 0 {
 		p.BaseDelay = DefaultRetryBaseDelay
@@ -91,13 +106,10 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 	if p.MaxDelay == 0 {
 		p.MaxDelay = DefaultRetryMaxDelay
 	}
-	if p.MaxDelay < p.BaseDelay {
-		return p, fmt.Errorf("%w: RetryPolicy.MaxDelay %v < BaseDelay %v", ErrInvalidConfig, p.MaxDelay, p.BaseDelay)
-	}
 	if p.MaxRetryAfter == 0 {
 		p.MaxRetryAfter = DefaultMaxRetryAfter
 	}
-	return p, nil
+	return p
 }
 
 // Decide applies the policy to the outcome of a request, a response or an
@@ -105,8 +117,11 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 // after how long. It is the decision the fetch stage makes, for callers
 // with requests of their own (robots.txt, say).
 func (p RetryPolicy) Decide(res *http.Response, err error, attempt int) (time.Duration, bool) {
-	p, perr := p.withDefaults()
-	if perr != nil || attempt >= p.MaxRetries {
+	if p.check("RetryPolicy") != nil {
+		return 0, false
+	}
+	p = p.withDefaults()
+	if attempt >= p.MaxRetries {
 		return 0, false
 	}
 	return decideRetry(p, res, err, attempt, rand.Float64)

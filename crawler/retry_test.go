@@ -26,7 +26,7 @@ var fastRetries = RetryPolicy{MaxRetries: 3, BaseDelay: time.Millisecond, MaxDel
 // retryConfig is a loopback Config whose fetch stage retries under p.
 func retryConfig(p RetryPolicy) Config {
 	cfg := loopbackConfig()
-	cfg.Retry = &p
+	cfg.Retry = p
 	return cfg
 }
 
@@ -382,10 +382,11 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestRetryBackoff(t *testing.T) {
-	p, err := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
-	if err != nil {
+	p := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}
+	if err := p.check("RetryPolicy"); err != nil {
 		t.Fatal(err)
 	}
+	p = p.withDefaults()
 	for _, c := range []struct {
 		attempt  int
 		jitter   float64
@@ -413,7 +414,7 @@ func TestRetryPolicyInvalid(t *testing.T) {
 		{BaseDelay: time.Second, MaxDelay: time.Millisecond},
 	} {
 		cfg := loopbackConfig()
-		cfg.Retry = &p
+		cfg.Retry = p
 		if _, err := NewFetcher(cfg); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("NewFetcher with Retry %+v = %v, want ErrInvalidConfig", p, err)
 		}

@@ -93,10 +93,12 @@ func TestCrawlIntoWARC(t *testing.T) {
 	outcomes := map[string]crawler.Reason{}
 	var mu sync.Mutex
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
-		MaxBodyBytes:           maxBody,
-		FetchTimeout:           10 * time.Second,
-		Recorder:               crawler.WARCRecorder(w),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.1/32")),
+			MaxBodyBytes:           maxBody,
+			FetchTimeout:           10 * time.Second,
+			Recorder:               crawler.WARCRecorder(w),
+		},
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -353,15 +355,17 @@ func TestCrawlWARCBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := crawler.NewCrawler(crawler.Config{
-		URLGetter:    &http.Client{Transport: tr},
-		MaxBodyBytes: 1024,
-		FetchTimeout: 10 * time.Second,
-		Recorder:     crawler.WARCRecorder(w),
-		DecorateRequest: func(req *http.Request) error {
-			req.Header.Set("Authorization", "Bearer s3cret")
-			req.Header.Set("Cookie", "session=s3cret")
-			req.Header.Set("X-Archive-Test", "yes")
-			return nil
+		FetchOptions: crawler.FetchOptions{
+			URLGetter:    &http.Client{Transport: tr},
+			MaxBodyBytes: 1024,
+			FetchTimeout: 10 * time.Second,
+			Recorder:     crawler.WARCRecorder(w),
+			DecorateRequest: func(req *http.Request) error {
+				req.Header.Set("Authorization", "Bearer s3cret")
+				req.Header.Set("Cookie", "session=s3cret")
+				req.Header.Set("X-Archive-Test", "yes")
+				return nil
+			},
 		},
 	})
 	if err != nil {

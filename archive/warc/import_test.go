@@ -166,9 +166,9 @@ func TestImportTruncatedArchive(t *testing.T) {
 		var mu sync.Mutex
 		reasons := map[crawler.Reason]int{}
 		c, err := crawler.NewCrawler(crawler.Config{
-			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("0.0.0.0/0")),
-			Graph:                  g,
-			Indexer:                ix,
+			FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("0.0.0.0/0"))},
+			Graph:        g,
+			Index:        ix,
 			OnOutcome: func(o crawler.Outcome) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -216,9 +216,9 @@ func TestImportStoppedReading(t *testing.T) {
 	var mu sync.Mutex
 	reasons := map[crawler.Reason]int{}
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("0.0.0.0/0")),
-		Graph:                  g,
-		Indexer:                ix,
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("0.0.0.0/0"))},
+		Graph:        g,
+		Index:        ix,
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()

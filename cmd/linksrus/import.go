@@ -11,7 +11,6 @@ import (
 	"github.com/linksrus/linksrus/archive/warc"
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/privnet"
-	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/pagerank"
 )
 
@@ -110,10 +109,13 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	// abandoned by a stop is counted apart.
 	var skipped, abandoned atomic.Int64
 	cfg := crawler.Config{
-		PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
-		Graph:                  st.graph,
-		MaxBodyBytes:           o.maxBody,
-		LinkNormalization:      urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking},
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
+			MaxBodyBytes:           o.maxBody,
+			SortQuery:              o.sortQuery,
+			StripTracking:          o.stripTracking,
+		},
+		Graph: st.graph,
 		OnOutcome: func(out crawler.Outcome) {
 			switch out.Reason {
 			case crawler.ReasonCrawled:
@@ -125,7 +127,7 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		},
 	}
 	if st.index != nil {
-		cfg.Indexer = st.index
+		cfg.Index = st.index
 	}
 	c, err := crawler.NewCrawler(cfg)
 	if err != nil {

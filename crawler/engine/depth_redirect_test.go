@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
@@ -36,7 +37,7 @@ func TestMaxDepthThroughRedirects(t *testing.T) {
 			}
 		}
 	}))
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), MaxDepth: 2})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, MaxDepth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,15 @@
 //	...
 //	sum, err := e.Run(ctx, "https://example.com/")
 //
+// Options embed crawler.FetchOptions, how pages are fetched (workers, user
+// agent, private networks, timeouts, redirects, retries, URL
+// normalisation, recording), and the engine hands them to its crawler as
+// they are; its own requests (robots.txt, sitemaps) go out under them too.
+// New fills in every default once and checks every setting once: a
+// mistake is an error wrapping ErrOptions and a *crawler.OptionError that
+// names the setting ("Options.PerHost", "FetchOptions.Workers"), which
+// Options.Check reports before any store is opened.
+//
 // The engine owns what makes a crawler out of package crawler's pipeline:
 //
 //   - the frontier: links queued per host, shallowest first (priority

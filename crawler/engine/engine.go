@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -23,29 +22,23 @@ import (
 // Engine crawls with one set of Options. It is safe for concurrent use:
 // each Run has its own frontier, robots.txt cache and counters.
 type Engine struct {
-	opts   Options
-	getter crawler.URLGetter
+	opts Options // with defaults filled in
 	// idle is the default getter, whose kept-alive connections are closed
 	// when a run ends; nil for a caller's getter.
 	idle interface{ CloseIdleConnections() }
 }
 
 // New returns an Engine for opts, with defaults filled in. It fails, with
-// an error wrapping ErrOptions, for options it cannot use.
+// an error wrapping ErrOptions and a *crawler.OptionError, for options it
+// cannot use.
 func New(opts Options) (*Engine, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, getter: o.URLGetter}
-	if e.getter == nil {
-		c := crawler.NewURLGetter(o.Detector)
-		if tr, ok := c.Transport.(*http.Transport); ok {
-			// A connection kept alive per worker: a crawl of one site
-			// would otherwise reconnect for nearly every page.
-			tr.MaxIdleConnsPerHost = o.Workers
-		}
-		e.getter, e.idle = c, c
+	e := &Engine{opts: o}
+	if opts.URLGetter == nil {
+		e.idle, _ = o.URLGetter.(interface{ CloseIdleConnections() })
 	}
 	return e, nil
 }
@@ -121,9 +114,9 @@ type Run struct {
 // cannot be read or written.
 func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	o := e.opts
-	seedURLs, err := NormalizeSeeds(seeds, o.Normalization)
+	seedURLs, err := NormalizeSeeds(seeds, o.Normalization())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	sc, err := scope.New(scope.Config{
 		MaxDepth:     o.MaxDepth,
@@ -157,7 +150,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		return nil, err
 	}
 	r.frontier = f
-	hf := newHostFetcher(runCtx, &r.wg, f.sched, e.getter, &o)
+	hf := newHostFetcher(runCtx, &r.wg, f.sched, &o)
 	if !o.IgnoreRobots {
 		f.robots = newRobotsTable(hf, &o)
 	}
@@ -191,7 +184,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if o.Partition != nil {
 		f.refill = r.partitionRefill
 	}
-	c, err := crawler.NewCrawler(r.crawlerConfig(e))
+	c, err := crawler.NewCrawler(r.crawlerConfig())
 	if err != nil {
 		return fail(err)
 	}
@@ -224,36 +217,20 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 // ctx is the run's context, which ends with the run.
 func (r *Run) ctx() context.Context { return r.runCtx }
 
-// crawlerConfig is the crawler's configuration for the run.
-func (r *Run) crawlerConfig(e *Engine) crawler.Config {
+// crawlerConfig is the crawler's configuration for the run: the fetch
+// settings as they are, the run's stores, flush, scheduler and gates.
+func (r *Run) crawlerConfig() crawler.Config {
 	o := r.opts
-	retry := o.Retry
 	cfg := crawler.Config{
-		PrivateNetworkDetector: o.Detector,
-		URLGetter:              e.getter,
-		Graph:                  r.graph,
-		Indexer:                o.Index,
-		FetchWorkers:           o.Workers,
-		StoreBatchSize:         o.StoreBatchSize,
-		StoreBatchDelay:        o.StoreBatchDelay,
-		StoreFlush:             r.frontier.storeFlush,
-		MaxBodyBytes:           o.MaxBodyBytes,
-		FetchTimeout:           o.FetchTimeout,
-		MaxRedirects:           o.MaxRedirects,
-		HeadFirst:              o.HeadFirst,
-		LinkNormalization:      o.Normalization,
-		Retry:                  &retry,
-		Processors:             o.Processors,
-		Recorder:               o.Recorder,
-		Scheduler:              r.frontier,
-		DecorateRequest: func(req *http.Request) error {
-			req.Header.Set("User-Agent", o.UserAgent)
-			if o.DecorateRequest != nil {
-				return o.DecorateRequest(req)
-			}
-			return nil
-		},
-		OnOutcome: r.outcome,
+		FetchOptions:    o.FetchOptions,
+		Graph:           r.graph,
+		Index:           o.Index,
+		StoreBatchSize:  o.StoreBatchSize,
+		StoreBatchDelay: o.StoreBatchDelay,
+		StoreFlush:      r.frontier.storeFlush,
+		Processors:      o.Processors,
+		Scheduler:       r.frontier,
+		OnOutcome:       r.outcome,
 	}
 	// The frontier queues only links in scope; the gate applies the scope
 	// to redirect targets too.
@@ -486,27 +463,30 @@ func schemeless(s string) bool {
 
 // NormalizeSeeds parses seed URLs and normalises them as the crawler
 // normalises links (package urlnorm: case, IDNA host names, default ports,
-// dot segments, percent-encoding, no fragment), so that a seed and the
-// links to it are one link. It fails for a URL that is not absolute http
-// or https, or longer than the graph stores (linkgraph.MaxURLLength).
+// dot segments, percent-encoding, no fragment; opts are the optional
+// normalisations, crawler.FetchOptions.Normalization), so that a seed and
+// the links to it are one link. It fails for a URL that is not absolute
+// http or https, or longer than the graph stores (linkgraph.MaxURLLength),
+// with an error that names the seed and says what is wrong, in words fit
+// for the person who gave it (Start prefixes it with "engine: ").
 func NormalizeSeeds(seeds []string, opts urlnorm.Options) ([]*url.URL, error) {
 	out := make([]*url.URL, 0, len(seeds))
 	for _, s := range seeds {
 		if len(s) > linkgraph.MaxURLLength {
 			// Refused before anything is stored: the graph would refuse
 			// it only once the run had started.
-			return nil, fmt.Errorf("engine: seed %.40q... of %d bytes is longer than the %d the graph stores", s, len(s), linkgraph.MaxURLLength)
+			return nil, fmt.Errorf("seed %.40q... of %d bytes is longer than the %d the graph stores", s, len(s), linkgraph.MaxURLLength)
 		}
 		n, err := urlnorm.Normalize(s, opts)
 		if err != nil {
 			if schemeless(s) {
-				return nil, fmt.Errorf("engine: seed %q has no scheme: did you mean %q?", s, "http://"+s)
+				return nil, fmt.Errorf("seed %q has no scheme: did you mean %q?", s, "http://"+s)
 			}
-			return nil, fmt.Errorf("engine: seed %q: %w", s, err)
+			return nil, fmt.Errorf("seed %q: %w", s, err)
 		}
 		u, err := url.Parse(n)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("engine: seed %q is not an absolute http or https URL", s)
+			return nil, fmt.Errorf("seed %q is not an absolute http or https URL", s)
 		}
 		out = append(out, u)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph/memory"
+	"github.com/linksrus/linksrus/pipeline"
 	textmemory "github.com/linksrus/linksrus/textindex/memory"
 )
 
@@ -77,7 +78,7 @@ func TestConcurrentRuns(t *testing.T) {
 		site := newTreeSite(300, 4)
 		h := startHost(t, 30+i, &requestLog{}, site)
 		g, idx := memory.New(), textmemory.New()
-		e, err := engine.New(engine.Options{Graph: g, Index: idx, Detector: loopback(), PerHost: 4})
+		e, err := engine.New(engine.Options{Graph: g, Index: idx, FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, PerHost: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +108,7 @@ func TestConcurrentRuns(t *testing.T) {
 func TestBoundedFrontier(t *testing.T) {
 	site := newTreeSite(5000, 20)
 	h := startHost(t, 32, &requestLog{}, site)
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), PerHost: 8, MaxQueued: 100})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, PerHost: 8, MaxQueued: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestBoundedFrontier(t *testing.T) {
 	// Depth: /0 is depth 0, /1-/20 depth 1, /21-/420 depth 2.
 	site2 := newTreeSite(5000, 20)
 	h2 := startHost(t, 33, &requestLog{}, site2)
-	e2, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), PerHost: 8, MaxQueued: 50, MaxDepth: 2})
+	e2, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, PerHost: 8, MaxQueued: 50, MaxDepth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +145,18 @@ func TestStopAndResume(t *testing.T) {
 	g := memory.New()
 	var outcomes sync.Map
 	dup := make(chan uuid.UUID, 10)
-	opts := engine.Options{Graph: g, Detector: loopback(), OnOutcome: func(o crawler.Outcome) {
-		if _, loaded := outcomes.LoadOrStore(o.LinkID, true); loaded {
-			select {
-			case dup <- o.LinkID:
-			default:
+	opts := engine.Options{
+		Graph:        g,
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		OnOutcome: func(o crawler.Outcome) {
+			if _, loaded := outcomes.LoadOrStore(o.LinkID, true); loaded {
+				select {
+				case dup <- o.LinkID:
+				default:
+				}
 			}
-		}
-	}}
+		},
+	}
 	e, err := engine.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -207,8 +212,13 @@ func TestCancelWhileWaiting(t *testing.T) {
 	site := newTreeSite(50, 10)
 	h := startHost(t, 35, &requestLog{}, site)
 	var reported sync.Map
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), Delay: time.Hour, IgnoreRobots: true,
-		OnOutcome: func(o crawler.Outcome) { reported.Store(o.LinkID, o.Reason) }})
+	e, err := engine.New(engine.Options{
+		Graph:        memory.New(),
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		Delay:        time.Hour,
+		IgnoreRobots: true,
+		OnOutcome:    func(o crawler.Outcome) { reported.Store(o.LinkID, o.Reason) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +268,69 @@ func TestInvalidSeedsAndOptions(t *testing.T) {
 
 // Seeds are normalised as links are: a seed spelt differently from the
 // links to it is one page, fetched once.
+// The options' mistakes are errors that name the setting, by its path
+// from the struct that holds it, and wrap ErrOptions and a
+// *crawler.OptionError: a program reports them in its own terms (the
+// command names its flags) without editing the message.
+func TestOptionErrorsNameTheSetting(t *testing.T) {
+	g := memory.New()
+	for _, tc := range []struct {
+		opts  engine.Options
+		field string
+		value any
+		text  string
+	}{
+		{engine.Options{}, "Options.Graph", nil, "engine: invalid options: Options.Graph is required"},
+		{engine.Options{Graph: g, PerHost: -1}, "Options.PerHost", -1, "engine: invalid options: Options.PerHost: -1 is negative"},
+		{engine.Options{Graph: g, MaxDepth: -2}, "Options.MaxDepth", -2, ""},
+		{engine.Options{Graph: g, MaxPages: -1}, "Options.MaxPages", -1, ""},
+		{engine.Options{Graph: g, MaxQueued: -1}, "Options.MaxQueued", -1, ""},
+		{engine.Options{Graph: g, MaxSeen: -1}, "Options.MaxSeen", -1, ""},
+		{engine.Options{Graph: g, Referrers: -1}, "Options.Referrers", -1, ""},
+		{engine.Options{Graph: g, Delay: -time.Second}, "Options.Delay", -time.Second, "engine: invalid options: Options.Delay: -1s is negative"},
+		{engine.Options{Graph: g, MaxCrawlDelay: -time.Second}, "Options.MaxCrawlDelay", -time.Second, ""},
+		{engine.Options{Graph: g, RecrawlAfter: -time.Second}, "Options.RecrawlAfter", -time.Second, ""},
+		{engine.Options{Graph: g, Partition: &engine.Partition{Idle: -1}}, "Options.Partition.Idle", time.Duration(-1), ""},
+		{engine.Options{Graph: g, Shared: &engine.Shared{}}, "Options.Shared.Queue", nil, "engine: invalid options: Options.Shared.Queue is required unless the Graph keeps one (workqueue.Provider, such as a PostgreSQL graph); *memory.Graph does not"},
+		{engine.Options{Graph: g, Shared: &engine.Shared{LeaseTTL: 10 * time.Millisecond}}, "Options.Shared.LeaseTTL", 10 * time.Millisecond, "engine: invalid options: Options.Shared.LeaseTTL: 10ms is below 100ms"},
+		{engine.Options{Graph: g, Shared: &engine.Shared{Idle: -1}}, "Options.Shared.Idle", time.Duration(-1), ""},
+		{engine.Options{Graph: g, Shared: &engine.Shared{MaxHosts: -1}}, "Options.Shared.MaxHosts", -1, ""},
+		{engine.Options{Graph: g, Shared: &engine.Shared{}, Partition: &engine.Partition{}}, "Options.Shared", nil, "engine: invalid options: Options.Shared and Options.Partition exclude each other"},
+		{engine.Options{Graph: g, Domains: []string{"example.com", ""}}, "Options.Domains", "", `engine: invalid options: Options.Domains: "" is not a domain`},
+		{engine.Options{Graph: g, Include: []string{"("}}, "Options.Include", "(", "engine: invalid options: Options.Include: \"(\" is not a regular expression: error parsing regexp: missing closing ): `(`"},
+		{engine.Options{Graph: g, Exclude: []string{"x", "["}}, "Options.Exclude", "[", ""},
+		{engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{Workers: -1}}, "FetchOptions.Workers", -1, "engine: invalid options: FetchOptions.Workers: -1 is negative"},
+		{engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{MaxBodyBytes: -1}}, "FetchOptions.MaxBodyBytes", int64(-1), ""},
+		{engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{FetchTimeout: -1}}, "FetchOptions.FetchTimeout", time.Duration(-1), ""},
+		{engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{Retry: crawler.RetryPolicy{MaxRetryAfter: -1}}}, "FetchOptions.Retry.MaxRetryAfter", time.Duration(-1), ""},
+		// Settings passed to the crawler as they are, checked as New is
+		// called rather than when a run starts.
+		{engine.Options{Graph: g, StoreBatchSize: -1}, "Config.StoreBatchSize", -1, ""},
+		{engine.Options{Graph: g, Processors: []pipeline.Processor{nil}}, "Config.Processors[0]", nil, ""},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			_, err := engine.New(tc.opts)
+			var oe *crawler.OptionError
+			if !errors.Is(err, engine.ErrOptions) || !errors.Is(err, crawler.ErrInvalidConfig) || !errors.As(err, &oe) {
+				t.Fatalf("New = %v, want ErrOptions and a *crawler.OptionError", err)
+			}
+			if oe.Field != tc.field || oe.Value != tc.value || (tc.text != "" && err.Error() != tc.text) {
+				t.Errorf("New = %q (%+v), want Field %q, Value %v, text %q", err, *oe, tc.field, tc.value, tc.text)
+			}
+			if tc.field == "Options.Graph" || tc.field == "Options.Shared.Queue" {
+				return // Check leaves out the stores, which only New needs
+			}
+			if cerr := tc.opts.Check(); cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check = %v, want %v", cerr, err)
+			}
+		})
+	}
+}
+
 func TestSeedsNormalised(t *testing.T) {
 	site := newTreeSite(10, 3)
 	h := startHost(t, 36, &requestLog{}, site)
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback()})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +383,7 @@ func (s cyclicSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestSeenSetOverflow(t *testing.T) {
 	site := cyclicSite{newTreeSite(600, 0)}
 	h := startHost(t, 39, nil, site)
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), PerHost: 8, MaxSeen: 20, IgnoreRobots: true})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, PerHost: 8, MaxSeen: 20, IgnoreRobots: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/linkgraph/memory"
@@ -28,8 +29,10 @@ func Example() {
 		Graph:    graph,
 		Index:    index,
 		MaxPages: 100,
-		// The site is on loopback, which the crawler refuses by default.
-		Detector: privnet.New(netip.MustParsePrefix("127.0.0.0/8")),
+		FetchOptions: crawler.FetchOptions{
+			// The site is on loopback, which the crawler refuses by default.
+			PrivateNetworkDetector: privnet.New(netip.MustParsePrefix("127.0.0.0/8")),
+		},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
@@ -31,7 +32,7 @@ func TestIDNASeed(t *testing.T) {
 		mu.Unlock()
 		return tr.RoundTrip(r)
 	})}
-	e, err := engine.New(engine.Options{Graph: memory.New(), URLGetter: client})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{URLGetter: client}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/memory"
@@ -54,7 +55,7 @@ func TestOutOfScopeLinksDecidedOnce(t *testing.T) {
 		htmlPage(w, `<a href="http://127.0.0.42:1/away">away</a> <a href="http://127.0.0.43:1/">there</a>`+next)
 	}))
 	g := &upsertCountingGraph{Graph: memory.New(), upserted: map[string]int{}}
-	e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), StoreBatchSize: 1, IgnoreSitemaps: true})
+	e, err := engine.New(engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, StoreBatchSize: 1, IgnoreSitemaps: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,8 +152,15 @@ func TestBoundedMemoryLargeSite(t *testing.T) {
 	defer g.Close()
 	quarters := []int64{int64(pages / 4), int64(pages / 2), int64(pages * 3 / 4), int64(pages)}
 	live := newLiveSampler(t, quarters...)
-	e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), PerHost: 32, MaxQueued: maxQueued,
-		IgnoreRobots: true, SpillDir: t.TempDir(), OnOutcome: live.outcome})
+	e, err := engine.New(engine.Options{
+		Graph:        g,
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		PerHost:      32,
+		MaxQueued:    maxQueued,
+		IgnoreRobots: true,
+		SpillDir:     t.TempDir(),
+		OnOutcome:    live.outcome,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +262,16 @@ func TestMemoryGrowthPerLink(t *testing.T) {
 	}
 	defer g.Close()
 	var outcomes atomic.Int64
-	e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), PerHost: 32, MaxSeen: 2_000,
-		IgnoreRobots: true, IgnoreSitemaps: true, SpillDir: t.TempDir(),
-		OnOutcome: func(crawler.Outcome) { outcomes.Add(1) }})
+	e, err := engine.New(engine.Options{
+		Graph:          g,
+		FetchOptions:   crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		PerHost:        32,
+		MaxSeen:        2_000,
+		IgnoreRobots:   true,
+		IgnoreSitemaps: true,
+		SpillDir:       t.TempDir(),
+		OnOutcome:      func(crawler.Outcome) { outcomes.Add(1) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

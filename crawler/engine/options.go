@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -12,9 +11,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
-	"github.com/linksrus/linksrus/crawler/privnet"
 	"github.com/linksrus/linksrus/crawler/scope"
-	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
@@ -81,9 +78,22 @@ type Options struct {
 	// Index receives each crawled page's text. Default: nil, links only.
 	Index crawler.Indexer
 
-	// Workers is the number of pages fetched at once. Default:
-	// crawler.DefaultFetchWorkers.
-	Workers int
+	// FetchOptions are how pages are requested and accepted (workers,
+	// user agent, private networks, timeouts, redirects, retries, URL
+	// normalisation, recording; see crawler.FetchOptions), handed to the
+	// crawler as they are. Their fields are promoted (opts.Workers). The
+	// engine's own requests go out under them too: robots.txt and sitemaps
+	// are sent through URLGetter with UserAgent and DecorateRequest,
+	// within FetchTimeout; robots.txt is retried under Retry like a page
+	// (the zero value: crawler.DefaultMaxRetries retries with backoff,
+	// Retry-After honoured up to crawler.DefaultMaxRetryAfter; MaxRetries
+	// -1, none), and the Recorder is given their responses too (each kept
+	// up to MaxBodyBytes). The default URLGetter is made once by New and
+	// shared by the Engine's runs; its idle connections are closed when
+	// each run ends. A Recorder's failure stops the crawl (for robots.txt
+	// and sitemaps: the fetch fails); the caller closes it after the run.
+	crawler.FetchOptions
+
 	// PerHost is the most requests in flight to one host (host and port).
 	// Default: DefaultPerHost.
 	PerHost int
@@ -93,10 +103,6 @@ type Options struct {
 	Delay time.Duration
 	// MaxCrawlDelay caps robots.txt Crawl-delay values. Default: 10s.
 	MaxCrawlDelay time.Duration
-	// UserAgent is sent with every request; its product token (before the
-	// first '/' or space) is the robot name matched in robots.txt.
-	// Default: crawler.DefaultUserAgent.
-	UserAgent string
 	// IgnoreRobots skips robots.txt entirely. Default: obeyed.
 	IgnoreRobots bool
 	// IgnoreSitemaps turns sitemaps off. By default the sitemaps of every
@@ -111,30 +117,6 @@ type Options struct {
 	// process reads the sitemaps of the hosts it leases, once per run of
 	// its own.
 	IgnoreSitemaps bool
-
-	// Detector refuses private and special-purpose addresses, in links and
-	// at dial time. Default: privnet.New(), no allow-list.
-	Detector *privnet.Detector
-	// URLGetter sends the requests. Default: crawler.NewURLGetter(Detector)
-	// with a connection kept alive per worker. A custom getter is
-	// responsible for its own dial-time guard.
-	URLGetter crawler.URLGetter
-	// DecorateRequest, if set, may add headers or credentials to every
-	// request after the User-Agent is set.
-	DecorateRequest func(*http.Request) error
-
-	// MaxBodyBytes, FetchTimeout, MaxRedirects, HeadFirst and
-	// Normalization are passed to the crawler (see crawler.Config).
-	MaxBodyBytes  int64
-	FetchTimeout  time.Duration
-	MaxRedirects  int
-	HeadFirst     bool
-	Normalization urlnorm.Options
-	// Retry is the policy for transient failures of pages and of
-	// robots.txt alike; the zero value is crawler.RetryPolicy's defaults
-	// (2 retries with backoff, Retry-After honoured up to 30 s). Set
-	// Retry.MaxRetries to -1 for none.
-	Retry crawler.RetryPolicy
 
 	// AnyHost lets the crawl leave the seeds' hosts. By default, and
 	// unless Domains is set, only the seeds' hosts are crawled.
@@ -182,13 +164,6 @@ type Options struct {
 
 	// Processors receive a copy of every crawled page, beside the stores.
 	Processors []pipeline.Processor
-	// Recorder, if set, is given every GET response of the run, as the
-	// server sent it (see crawler.Recorder): the pages' and the engine's
-	// own (robots.txt, sitemaps, each kept up to MaxBodyBytes), to archive
-	// the crawl in WARC files, say. A failure to record stops the crawl
-	// (for robots.txt and sitemaps: the fetch fails). The caller closes it
-	// after the run. Default: nil.
-	Recorder crawler.Recorder
 	// OnOutcome, if set, receives the outcome of every URL the run
 	// handles, once, from the pipeline's goroutines (concurrently).
 	OnOutcome func(crawler.Outcome)
@@ -203,18 +178,24 @@ type Options struct {
 	StoreBatchDelay time.Duration
 }
 
-// Check reports what is wrong with o, apart from a missing Graph: a
-// command can validate its flags before it opens any store. The error
-// wraps ErrOptions.
+// Check reports the first setting of o that cannot be used, apart from a
+// missing Graph, so that a command can check its flags before it opens any
+// store. The error wraps ErrOptions and a *crawler.OptionError naming the
+// setting ("Options.PerHost", "FetchOptions.Workers").
 func (o Options) Check() error {
-	_, err := o.validate()
-	return err
+	if err := o.check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return nil
 }
 
-// withDefaults validates o and fills in its defaults.
+// withDefaults checks o and fills in its defaults.
 func (o Options) withDefaults() (Options, error) {
+	if err := o.Check(); err != nil {
+		return o, err
+	}
 	if o.Graph == nil {
-		return o, fmt.Errorf("%w: a Graph is required", ErrOptions)
+		return o, fmt.Errorf("%w: %w", ErrOptions, &crawler.OptionError{Field: "Options.Graph", Problem: "is required"})
 	}
 	if o.Shared != nil {
 		sh, err := o.Shared.withQueue(o.Graph)
@@ -223,43 +204,12 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		o.Shared = sh
 	}
-	return o.validate()
-}
-
-// validate checks o and fills in its defaults.
-func (o Options) validate() (Options, error) {
-	switch {
-	case o.Workers < 0, o.PerHost < 0, o.MaxDepth < 0, o.MaxPages < 0, o.MaxQueued < 0, o.MaxSeen < 0, o.Referrers < 0:
-		return o, fmt.Errorf("%w: negative count", ErrOptions)
-	case o.Delay < 0, o.MaxCrawlDelay < 0, o.RecrawlAfter < 0, o.FetchTimeout < 0, o.MaxBodyBytes < 0:
-		return o, fmt.Errorf("%w: negative duration or size", ErrOptions)
-	case o.Partition != nil && o.Partition.Idle < 0:
-		return o, fmt.Errorf("%w: negative Partition.Idle", ErrOptions)
-	case o.Shared != nil && o.Partition != nil:
-		return o, fmt.Errorf("%w: Shared and Partition exclude each other", ErrOptions)
-	case o.Shared != nil && (o.Shared.LeaseTTL < 0 || o.Shared.Idle < 0 || o.Shared.MaxHosts < 0):
-		return o, fmt.Errorf("%w: negative Shared.LeaseTTL, Idle or MaxHosts", ErrOptions)
-	case o.Shared != nil && o.Shared.LeaseTTL > 0 && o.Shared.LeaseTTL < 100*time.Millisecond:
-		return o, fmt.Errorf("%w: Shared.LeaseTTL below 100ms", ErrOptions)
-	}
-	// The scope's patterns and domains, without seeds.
-	if _, err := scope.New(scope.Config{MaxDepth: o.MaxDepth, Domains: o.Domains, Include: o.Include, Exclude: o.Exclude}, nil); err != nil {
-		return o, fmt.Errorf("%w: %w", ErrOptions, err)
-	}
-	if o.Workers == 0 {
-		o.Workers = crawler.DefaultFetchWorkers
-	}
+	o.FetchOptions = o.FetchOptions.WithDefaults()
 	if o.PerHost == 0 {
 		o.PerHost = DefaultPerHost
 	}
 	if o.MaxCrawlDelay == 0 {
 		o.MaxCrawlDelay = 10 * time.Second
-	}
-	if o.UserAgent == "" {
-		o.UserAgent = crawler.DefaultUserAgent
-	}
-	if o.FetchTimeout == 0 {
-		o.FetchTimeout = crawler.DefaultFetchTimeout
 	}
 	if o.MaxQueued == 0 {
 		o.MaxQueued = DefaultMaxQueued
@@ -269,9 +219,6 @@ func (o Options) validate() (Options, error) {
 	}
 	if o.SpillDir == "" {
 		o.SpillDir = os.TempDir()
-	}
-	if o.Detector == nil {
-		o.Detector = privnet.New()
 	}
 	if o.Shared != nil {
 		sh := *o.Shared
@@ -287,4 +234,70 @@ func (o Options) validate() (Options, error) {
 		o.Shared = &sh
 	}
 	return o, nil
+}
+
+// minLeaseTTL is the shortest Shared.LeaseTTL: a lease is renewed every
+// quarter of it, and a shorter one would be renewed more often than a
+// database round trip can be counted on.
+const minLeaseTTL = 100 * time.Millisecond
+
+// check is Check without the ErrOptions wrapping: a *crawler.OptionError.
+func (o Options) check() error {
+	// The settings the crawler takes as they are, by the crawler's check.
+	passed := crawler.Config{FetchOptions: o.FetchOptions, StoreBatchSize: o.StoreBatchSize, Processors: o.Processors}
+	if err := passed.Check(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		field string
+		v     int
+	}{
+		{"PerHost", o.PerHost}, {"MaxDepth", o.MaxDepth}, {"MaxPages", o.MaxPages},
+		{"MaxQueued", o.MaxQueued}, {"MaxSeen", o.MaxSeen}, {"Referrers", o.Referrers},
+	} {
+		if c.v < 0 {
+			return negative("Options."+c.field, c.v)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     time.Duration
+	}{
+		{"Delay", o.Delay}, {"MaxCrawlDelay", o.MaxCrawlDelay}, {"RecrawlAfter", o.RecrawlAfter},
+	} {
+		if c.v < 0 {
+			return negative("Options."+c.field, c.v)
+		}
+	}
+	if p := o.Partition; p != nil && p.Idle < 0 {
+		return negative("Options.Partition.Idle", p.Idle)
+	}
+	if s := o.Shared; s != nil {
+		switch {
+		case o.Partition != nil:
+			return &crawler.OptionError{Field: "Options.Shared", Problem: "and Options.Partition exclude each other"}
+		case s.LeaseTTL < 0:
+			return negative("Options.Shared.LeaseTTL", s.LeaseTTL)
+		case s.LeaseTTL > 0 && s.LeaseTTL < minLeaseTTL:
+			return &crawler.OptionError{Field: "Options.Shared.LeaseTTL", Value: s.LeaseTTL, Problem: "is below " + minLeaseTTL.String()}
+		case s.Idle < 0:
+			return negative("Options.Shared.Idle", s.Idle)
+		case s.MaxHosts < 0:
+			return negative("Options.Shared.MaxHosts", s.MaxHosts)
+		}
+	}
+	// The scope's patterns and domains, without seeds.
+	if _, err := scope.New(scope.Config{Domains: o.Domains, Include: o.Include, Exclude: o.Exclude}, nil); err != nil {
+		var ce *scope.ConfigError
+		if errors.As(err, &ce) {
+			return &crawler.OptionError{Field: "Options." + ce.Field, Value: ce.Value, Problem: ce.Problem}
+		}
+		return err
+	}
+	return nil
+}
+
+// negative is the error for a setting below zero.
+func negative(field string, v any) error {
+	return &crawler.OptionError{Field: field, Value: v, Problem: "is negative"}
 }

@@ -67,18 +67,20 @@ func TestPolitenessEveryRequest(t *testing.T) {
 	b := startHost(t, 3, log, origin("b"))
 
 	e, err := engine.New(engine.Options{
-		Graph:     memory.New(),
-		Detector:  loopback(),
-		Workers:   16,
-		PerHost:   2,
-		Delay:     delay,
-		HeadFirst: true,
-		AnyHost:   true,
-		Retry:     fastRetry(),
-		DecorateRequest: func(r *http.Request) error {
-			stampSent(r)
-			return nil
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			Workers:                16,
+			HeadFirst:              true,
+			Retry:                  fastRetry(),
+			DecorateRequest: func(r *http.Request) error {
+				stampSent(r)
+				return nil
+			},
 		},
+		PerHost: 2,
+		Delay:   delay,
+		AnyHost: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +135,20 @@ func TestPolitenessRedirectsShareTheTargetsSlots(t *testing.T) {
 	}
 	a := startHost(t, 5, log, origin("a"))
 	b := startHost(t, 6, log, origin("b"))
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), Workers: 16, PerHost: 2, AnyHost: true, OnOutcome: func(o crawler.Outcome) {
-		if o.Err != nil {
-			t.Log(o.URL, o.Err)
-		}
-	}})
+	e, err := engine.New(engine.Options{
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			Workers:                16,
+		},
+		PerHost: 2,
+		AnyHost: true,
+		OnOutcome: func(o crawler.Outcome) {
+			if o.Err != nil {
+				t.Log(o.URL, o.Err)
+			}
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +200,7 @@ func TestSlowHostDoesNotHoldUpOthers(t *testing.T) {
 		h := startHost(t, 10+i, log, site(i == 0))
 		seeds = append(seeds, h.URL+"/")
 	}
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), Workers: 8, PerHost: 2})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback(), Workers: 8}, PerHost: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

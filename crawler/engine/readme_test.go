@@ -38,11 +38,13 @@ func crawlSite(ctx context.Context, dir, seed string, allow ...netip.Prefix) (er
 	defer func() { err = errors.Join(err, index.Close()) }()
 
 	e, err := engine.New(engine.Options{
-		Graph:     graph,
-		Index:     index, // nil: links only
-		MaxPages:  10_000,
-		UserAgent: "acme-bot/1.0 (+https://acme.example/bot)",
-		Detector:  privnet.New(allow...),
+		Graph:    graph,
+		Index:    index, // nil: links only
+		MaxPages: 10_000,
+		FetchOptions: crawler.FetchOptions{
+			UserAgent:              "acme-bot/1.0 (+https://acme.example/bot)",
+			PrivateNetworkDetector: privnet.New(allow...),
+		},
 		OnOutcome: func(o crawler.Outcome) {
 			if o.Err != nil {
 				log.Println(o.URL, o.Reason, o.Err)

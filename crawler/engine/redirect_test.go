@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 	"github.com/linksrus/linksrus/textindex"
@@ -41,7 +42,7 @@ func TestRedirectedPageIsOnePage(t *testing.T) {
 				}
 			}))
 			g, idx := memory.New(), textmemory.New()
-			e, err := engine.New(engine.Options{Graph: g, Index: idx, Detector: loopback()})
+			e, err := engine.New(engine.Options{Graph: g, Index: idx, FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}})
 			if err != nil {
 				t.Fatal(err)
 			}

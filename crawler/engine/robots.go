@@ -62,17 +62,13 @@ type robotsEntry struct {
 }
 
 func newRobotsTable(hf *hostFetcher, o *Options) *robotsTable {
-	retry := o.Retry
-	if retry.MaxRetries == 0 {
-		retry.MaxRetries = crawler.DefaultMaxRetries
-	}
 	return &robotsTable{
 		hostFetcher: hf,
 		opts: robots.Options{
 			RobotName: robotName(o.UserAgent),
 			UserAgent: o.UserAgent,
 		},
-		retry:    retry,
+		retry:    o.Retry,
 		maxDelay: o.MaxCrawlDelay,
 		origins:  make(map[string]*robotsEntry),
 		paused:   make(map[string]int),
@@ -262,14 +258,10 @@ type hostFetcher struct {
 	allow func(host string) bool
 }
 
-func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], getter crawler.URLGetter, o *Options) *hostFetcher {
-	getter = crawler.WithoutRedirects(getter)
+func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options) *hostFetcher {
+	getter := crawler.WithoutRedirects(o.URLGetter)
 	if o.Recorder != nil {
-		limit := o.MaxBodyBytes
-		if limit == 0 {
-			limit = crawler.DefaultMaxBodyBytes
-		}
-		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: limit}
+		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: o.MaxBodyBytes}
 	}
 	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: getter, timeout: o.FetchTimeout}
 }

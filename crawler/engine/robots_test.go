@@ -43,7 +43,7 @@ func TestRobotsUnreachableThenReachable(t *testing.T) {
 		}
 		return true
 	})
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), Retry: fastRetry()})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback(), Retry: fastRetry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestRobotsUnreachableForGood(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		return false
 	})
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), Retry: fastRetry()})
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback(), Retry: fastRetry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +116,17 @@ func TestRobotsCrawlDelayCapped(t *testing.T) {
 			htmlPage(w, `<a href="/">home</a>`)
 		}
 	}))
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), MaxCrawlDelay: maxDelay,
-		DecorateRequest: func(r *http.Request) error {
-			stampSent(r)
-			return nil
-		}})
+	e, err := engine.New(engine.Options{
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			DecorateRequest: func(r *http.Request) error {
+				stampSent(r)
+				return nil
+			},
+		},
+		MaxCrawlDelay: maxDelay,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

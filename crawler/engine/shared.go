@@ -46,7 +46,8 @@ func (s *Shared) withQueue(g Graph) (*Shared, error) {
 	}
 	p, ok := g.(workqueue.Provider)
 	if !ok {
-		return nil, fmt.Errorf("%w: Shared needs a Queue, or a Graph that keeps one (workqueue.Provider, such as a PostgreSQL graph); %T is not one", ErrOptions, g)
+		return nil, fmt.Errorf("%w: %w", ErrOptions, &crawler.OptionError{Field: "Options.Shared.Queue",
+			Problem: fmt.Sprintf("is required unless the Graph keeps one (workqueue.Provider, such as a PostgreSQL graph); %T does not", g)})
 	}
 	sh := *s
 	sh.Queue = p.WorkQueue()

@@ -101,20 +101,22 @@ func (s *sharedSite) gets() map[string]map[string]int {
 func sharedOptions(t *testing.T, dsn, worker string, q workqueue.Queue, g engine.Graph) engine.Options {
 	t.Helper()
 	return engine.Options{
-		Graph:    g,
-		Detector: loopback(),
-		Workers:  4,
-		PerHost:  2,
-		Delay:    30 * time.Millisecond,
-		AnyHost:  true,
-		Retry:    fastRetry(),
-		Shared:   &engine.Shared{Queue: q, LeaseTTL: time.Second, Idle: time.Second},
-		DecorateRequest: func(r *http.Request) error {
-			r.Header.Set("X-Worker", worker)
-			stampSent(r)
-			return nil
+		Graph: g,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			Workers:                4,
+			Retry:                  fastRetry(),
+			DecorateRequest: func(r *http.Request) error {
+				r.Header.Set("X-Worker", worker)
+				stampSent(r)
+				return nil
+			},
+			FetchTimeout: 2 * time.Second,
 		},
-		FetchTimeout: 2 * time.Second,
+		PerHost: 2,
+		Delay:   30 * time.Millisecond,
+		AnyHost: true,
+		Shared:  &engine.Shared{Queue: q, LeaseTTL: time.Second, Idle: time.Second},
 	}
 }
 

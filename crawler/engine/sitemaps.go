@@ -293,7 +293,7 @@ type listed struct {
 
 func (q *sitemapQueue) add(e sitemap.Entry) error {
 	r := q.s.run
-	n, err := urlnorm.Normalize(e.Loc, r.opts.Normalization)
+	n, err := urlnorm.Normalize(e.Loc, r.opts.Normalization())
 	var u *url.URL
 	if err == nil {
 		u, err = url.Parse(n)

@@ -118,11 +118,15 @@ func TestSitemapOnlyPagesAreCrawled(t *testing.T) {
 	site.maps["/sitemap.xml"] = urlset(base, "/orphan1", "/private/x")
 	var mu sync.Mutex
 	var outcomes []crawler.Outcome
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), OnOutcome: func(o crawler.Outcome) {
-		mu.Lock()
-		outcomes = append(outcomes, o)
-		mu.Unlock()
-	}})
+	e, err := engine.New(engine.Options{
+		Graph:        memory.New(),
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		OnOutcome: func(o crawler.Outcome) {
+			mu.Lock()
+			outcomes = append(outcomes, o)
+			mu.Unlock()
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +186,15 @@ func TestSitemapErrorsAreReportedSkips(t *testing.T) {
 	site.maps["/page.xml"] = func(w http.ResponseWriter) { htmlPage(w, "not a sitemap") }
 	got := map[string]crawler.Outcome{}
 	var mu sync.Mutex
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), OnOutcome: func(o crawler.Outcome) {
-		mu.Lock()
-		got[o.URL] = o
-		mu.Unlock()
-	}})
+	e, err := engine.New(engine.Options{
+		Graph:        memory.New(),
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		OnOutcome: func(o crawler.Outcome) {
+			mu.Lock()
+			got[o.URL] = o
+			mu.Unlock()
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +249,17 @@ func TestSitemapPoliteness(t *testing.T) {
 	site.maps["/index.xml"] = index.String()
 	site.maps["/sitemap.xml"] = urlset(base, pages...)
 	e, err := engine.New(engine.Options{
-		Graph: memory.New(), Detector: loopback(), Workers: 8, PerHost: 2, Delay: delay,
-		DecorateRequest: func(r *http.Request) error {
-			stampSent(r)
-			return nil
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			Workers:                8,
+			DecorateRequest: func(r *http.Request) error {
+				stampSent(r)
+				return nil
+			},
 		},
+		PerHost: 2,
+		Delay:   delay,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +300,7 @@ func TestSitemapsOffAndIgnoreRobots(t *testing.T) {
 			site.maps["/listed.xml"] = urlset(base, "/orphan-listed")
 			site.maps["/sitemap.xml"] = urlset(base, "/orphan")
 			o := c.opts
-			o.Graph, o.Detector = memory.New(), loopback()
+			o.Graph, o.PrivateNetworkDetector = memory.New(), loopback()
 			e, err := engine.New(o)
 			if err != nil {
 				t.Fatal(err)
@@ -349,12 +363,18 @@ func TestHostileSitemaps(t *testing.T) {
 	}
 	got := map[string]crawler.Outcome{}
 	var mu sync.Mutex
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), FetchTimeout: 500 * time.Millisecond,
+	e, err := engine.New(engine.Options{
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			FetchTimeout:           500 * time.Millisecond,
+		},
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			got[o.URL] = o
 			mu.Unlock()
-		}})
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +423,7 @@ func TestSitemapLastModSparesRecrawl(t *testing.T) {
 		t.Helper()
 		// One request at a time on the host, so that the pages handed
 		// out before the sitemap is read are few.
-		e, err := engine.New(engine.Options{Graph: g, Detector: loopback(), PerHost: 1, RecrawlAfter: recrawl})
+		e, err := engine.New(engine.Options{Graph: g, FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()}, PerHost: 1, RecrawlAfter: recrawl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,11 +471,15 @@ func TestSitemapRedirectObeysRobots(t *testing.T) {
 	site.maps["/private/s.xml"] = urlset(base, "/orphan")
 	var mu sync.Mutex
 	var outcomes []crawler.Outcome
-	e, err := engine.New(engine.Options{Graph: memory.New(), Detector: loopback(), OnOutcome: func(o crawler.Outcome) {
-		mu.Lock()
-		outcomes = append(outcomes, o)
-		mu.Unlock()
-	}})
+	e, err := engine.New(engine.Options{
+		Graph:        memory.New(),
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		OnOutcome: func(o crawler.Outcome) {
+			mu.Lock()
+			outcomes = append(outcomes, o)
+			mu.Unlock()
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

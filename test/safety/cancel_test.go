@@ -55,11 +55,13 @@ func TestCancelAtRandomMoments(t *testing.T) {
 		var mu sync.Mutex
 		reported := make(map[string]int)
 		c, err := crawler.NewCrawler(crawler.Config{
-			PrivateNetworkDetector: detector,
-			Graph:                  graph,
-			Indexer:                index,
-			FetchWorkers:           1 + rng.IntN(8),
-			FetchTimeout:           5 * time.Second,
+			FetchOptions: crawler.FetchOptions{
+				PrivateNetworkDetector: detector,
+				Workers:                1 + rng.IntN(8),
+				FetchTimeout:           5 * time.Second,
+			},
+			Graph: graph,
+			Index: index,
 			OnOutcome: func(o crawler.Outcome) {
 				mu.Lock()
 				reported[o.URL]++

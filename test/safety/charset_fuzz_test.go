@@ -89,9 +89,11 @@ func FuzzCharsetDecoding(f *testing.F) {
 			return // not a header value net/http could deliver
 		}
 		fetcher, err := crawler.NewFetcher(crawler.Config{
-			PrivateNetworkDetector: detector,
-			URLGetter:              &bytesGetter{contentType: contentType, body: body},
-			FetchTimeout:           5 * time.Second,
+			FetchOptions: crawler.FetchOptions{
+				PrivateNetworkDetector: detector,
+				URLGetter:              &bytesGetter{contentType: contentType, body: body},
+				FetchTimeout:           5 * time.Second,
+			},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -69,11 +69,11 @@ func hostileExpectations(opts hostileweb.Options) map[string]expectation {
 	return map[string]expectation{
 		"index": crawled,
 		"drip": {reason: crawler.ReasonFetchError.String(), cause: context.DeadlineExceeded,
-			limit: "Config.FetchTimeout covers the body, not just the headers"},
+			limit: "FetchOptions.FetchTimeout covers the body, not just the headers"},
 		"endless": {reason: crawler.ReasonTooLarge.String(),
-			limit: "Config.MaxBodyBytes: the body is read through a bound of MaxBodyBytes+1"},
+			limit: "FetchOptions.MaxBodyBytes: the body is read through a bound of MaxBodyBytes+1"},
 		"gzip-bomb": {reason: crawler.ReasonTooLarge.String(),
-			limit: "Config.MaxBodyBytes applies to the decoded body (net/http inflates transparently)"},
+			limit: "FetchOptions.MaxBodyBytes applies to the decoded body (net/http inflates transparently)"},
 		"redirect-loop": {reason: "redirect-loop",
 			limit: "default URLGetter stops at the first URL visited twice in one fetch"},
 		"redirect-chain": {reason: "too-many-redirects",
@@ -105,7 +105,7 @@ func hostileExpectations(opts hostileweb.Options) map[string]expectation {
 		"image-as-html": {reason: crawler.ReasonContentType.String(),
 			limit: "only text/html and application/xhtml+xml are processed"},
 		"silent": {reason: crawler.ReasonFetchError.String(), cause: context.DeadlineExceeded,
-			limit: "Config.FetchTimeout (the dialer's and transport's own timeouts are longer)"},
+			limit: "FetchOptions.FetchTimeout (the dialer's and transport's own timeouts are longer)"},
 	}
 }
 
@@ -140,13 +140,15 @@ func TestHostileWebCrawl(t *testing.T) {
 	var mu sync.Mutex
 	outcomes := make(map[string][]crawler.Outcome)
 	c, err := crawler.NewCrawler(crawler.Config{
-		PrivateNetworkDetector: detector,
-		URLGetter:              crawler.NewURLGetter(detector),
-		Graph:                  rg,
-		Indexer:                index,
-		FetchWorkers:           hostileWorkers,
-		MaxBodyBytes:           hostileMaxBody,
-		FetchTimeout:           hostileFetchTimeout,
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: detector,
+			URLGetter:              crawler.NewURLGetter(detector),
+			Workers:                hostileWorkers,
+			MaxBodyBytes:           hostileMaxBody,
+			FetchTimeout:           hostileFetchTimeout,
+		},
+		Graph: rg,
+		Index: index,
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			if os.Getenv("SAFETY_DEBUG") != "" {
