@@ -18,7 +18,6 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
-	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/pagerank"
 )
@@ -115,9 +114,14 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 	if len(seeds) == 0 {
 		return usageError(env, fs, "at least one seed URL is required")
 	}
-	cfg, err := o.validate(seeds)
+	cfg, err := o.parse(seeds)
 	if err != nil {
 		return usageError(env, fs, "%v", err)
+	}
+	// The option values are the engine's to check, before any store is
+	// opened; its errors name the option, said here by its flag.
+	if err := cfg.engineOptions(nil, nil, nil).Check(); err != nil {
+		return usageError(env, fs, "%v", flagError(err))
 	}
 
 	svc := newService(env)
@@ -143,24 +147,11 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 		}
 		defer stop()
 	}
-	opts := cfg.engine
-	opts.Graph = st.graph
-	if _, ok := st.graph.(workqueue.Provider); ok && opts.Partition == nil {
-		// Processes on one database share the crawl by host leases, through
-		// the queue the graph keeps.
-		opts.Shared = &engine.Shared{LeaseTTL: o.leaseTTL, Idle: o.idle}
-	}
-	if st.index != nil {
-		opts.Index = st.index
-	}
-	if o.report != "" {
-		opts.Referrers = maxReferrers
-	}
 	if o.every <= 0 {
-		return crawlOnce(ctx, env, cfg, opts, st, svc)
+		return crawlOnce(ctx, env, cfg, st, svc)
 	}
 	return svc.loop(ctx, o.every, func(ctx context.Context) error {
-		return crawlOnce(ctx, env, cfg, opts, st, svc)
+		return crawlOnce(ctx, env, cfg, st, svc)
 	})
 }
 
@@ -168,32 +159,43 @@ func runCrawl(ctx context.Context, env *environment, args []string) error {
 // the broken-link report.
 const maxReferrers = 5
 
-// crawlConfig is the validated, parsed form of crawlOptions.
+// crawlConfig is the parsed form of crawlOptions: the values of the flags
+// that need parsing (seeds, networks, lists, the partition), and those
+// that the engine's options do not check.
 type crawlConfig struct {
-	opts      crawlOptions
-	seeds     []string
-	partition partition
-	engine    engine.Options // without the stores
+	opts         crawlOptions
+	seeds        []string
+	partition    partition
+	detector     *privnet.Detector
+	domains      []string
+	perHost      int
+	recrawlAfter time.Duration
 }
 
-func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
+// parse parses the flags that need it and checks those whose values no
+// engine option checks: the flags' own limits (--workers 0, --retries -1
+// and the like mean nothing to the engine, or something else), the store
+// flags, --report, --partition and the warc writer's --warc-max-size. The
+// option values are the engine's to check (see engineOptions). The error
+// is worded for a usage message.
+func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 	switch {
-	case o.workers < 1:
-		return nil, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
+	case o.workers == 0:
+		return nil, errors.New("--workers must be at least 1, got 0")
 	case o.warcMaxSize < 1:
 		return nil, fmt.Errorf("--warc-max-size must be at least 1, got %d", o.warcMaxSize)
-	case o.maxPages < 0, o.maxDepth < 0, o.perHost < 0, o.maxBody < 0, o.retries < 0, o.maxRedirects < 0:
-		return nil, errors.New("--max-pages, --max-depth, --per-host, --max-body, --retries and --max-redirects cannot be negative")
-	case o.delay < 0, o.timeout < 0, o.every < 0, o.recrawlAfter < 0, o.idleExit < 0, o.idle < 0:
-		return nil, errors.New("durations cannot be negative")
+	case o.retries < 0:
+		return nil, &crawler.OptionError{Field: "--retries", Value: o.retries, Problem: "is negative"}
+	case o.maxRedirects < 0:
+		return nil, &crawler.OptionError{Field: "--max-redirects", Value: o.maxRedirects, Problem: "is negative"}
+	case o.every < 0:
+		return nil, &crawler.OptionError{Field: "--every", Value: o.every, Problem: "is negative"}
 	case o.maxBody == 0:
 		return nil, errors.New("--max-body 0 would skip every page; give a size in bytes")
 	case o.timeout == 0:
 		return nil, errors.New("--timeout 0 would give up on every page; give a duration")
 	case o.partition != "" && o.stores.embeddedGraph():
 		return nil, errors.New("--partition splits a crawl between processes sharing a database: use it with a PostgreSQL graph (--graph postgres://host/db)")
-	case o.every > 0 && o.recrawlAfter == 0:
-		o.recrawlAfter = o.every
 	}
 	if err := o.stores.check(); err != nil {
 		return nil, err
@@ -203,11 +205,6 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 		if fi, err := os.Stat(filepath.Dir(o.report)); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("--report %s: the directory %s does not exist", o.report, filepath.Dir(o.report))
 		}
-	}
-	norm := urlnorm.Options{SortQuery: o.sortQuery, StripTracking: o.stripTracking}
-	seeds, err := engine.NormalizeSeeds(args, norm)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "engine: "))
 	}
 	part, err := parsePartition(o.partition)
 	if err != nil {
@@ -225,59 +222,141 @@ func (o *crawlOptions) validate(args []string) (*crawlConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &crawlConfig{opts: *o, partition: part}
+	cfg := &crawlConfig{
+		opts:         *o,
+		partition:    part,
+		detector:     privnet.New(allow...).WithDenied(deny...),
+		domains:      domains,
+		perHost:      o.perHost,
+		recrawlAfter: o.recrawlAfter,
+	}
+	// Spelt as the crawl will spell them.
+	seeds, err := engine.NormalizeSeeds(args, cfg.engineOptions(nil, nil, nil).Normalization())
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range seeds {
 		cfg.seeds = append(cfg.seeds, s.String())
 	}
-	retry := crawler.RetryPolicy{MaxRetries: o.retries}
-	if o.retries == 0 {
-		retry.MaxRetries = -1
+	if o.every > 0 && o.recrawlAfter == 0 {
+		cfg.recrawlAfter = o.every
 	}
-	perHost := o.perHost
-	if perHost == 0 && allSeedsAllowListed(seeds, allow) {
+	if o.perHost == 0 && allSeedsAllowListed(seeds, allow) {
 		// Your own servers (a local copy of a site): the limit exists to
 		// spare other people's.
-		perHost = o.workers
+		cfg.perHost = o.workers
 	}
-	cfg.engine = engine.Options{
+	return cfg, nil
+}
+
+// engineOptions builds the engine's options of a crawl from the flags:
+// the one place they are made, for the check before the stores are
+// opened (st nil) and for every run, one-shot or --every, with the opened
+// stores and the run's report and archive (nil for none).
+func (c *crawlConfig) engineOptions(st *stores, report *reportWriter, archive *warc.Writer) engine.Options {
+	o := &c.opts
+	opts := engine.Options{
 		FetchOptions: crawler.FetchOptions{
 			Workers:                o.workers,
 			UserAgent:              o.userAgent,
-			PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
+			PrivateNetworkDetector: c.detector,
 			MaxBodyBytes:           o.maxBody,
 			FetchTimeout:           o.timeout,
-			MaxRedirects:           redirectLimit(o.maxRedirects),
+			MaxRedirects:           noneIfZero(o.maxRedirects),
 			HeadFirst:              o.headFirst,
+			Retry:                  crawler.RetryPolicy{MaxRetries: noneIfZero(o.retries)},
 			SortQuery:              o.sortQuery,
 			StripTracking:          o.stripTracking,
-			Retry:                  retry,
 		},
-		PerHost:        perHost,
+		PerHost:        c.perHost,
 		Delay:          o.delay,
 		IgnoreRobots:   o.ignoreRobots,
 		IgnoreSitemaps: !o.sitemaps,
 		AnyHost:        !o.sameHost,
-		Domains:        domains,
+		Domains:        c.domains,
 		MaxDepth:       o.maxDepth,
 		MaxPages:       o.maxPages,
-		RecrawlAfter:   o.recrawlAfter,
+		RecrawlAfter:   c.recrawlAfter,
 	}
 	if o.include != "" {
-		cfg.engine.Include = []string{o.include}
+		opts.Include = []string{o.include}
 	}
 	if o.exclude != "" {
-		cfg.engine.Exclude = []string{o.exclude}
+		opts.Exclude = []string{o.exclude}
 	}
-	if part.count > 1 {
-		cfg.engine.Partition = &engine.Partition{From: part.from, To: part.to, Idle: o.idleExit}
+	if c.partition.count > 1 {
+		opts.Partition = &engine.Partition{From: c.partition.from, To: c.partition.to, Idle: o.idleExit}
 	}
-	if o.leaseTTL < 100*time.Millisecond {
-		return nil, fmt.Errorf("--lease-ttl must be at least 100ms, got %v", o.leaseTTL)
+	if o.report != "" {
+		opts.Referrers = maxReferrers
 	}
-	if err := cfg.engine.Check(); err != nil {
-		return nil, errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "), "scope: "))
+	if st == nil {
+		// Whether the crawl is shared depends on the graph, not open yet:
+		// its settings are checked as if it were.
+		if opts.Partition == nil {
+			opts.Shared = &engine.Shared{LeaseTTL: o.leaseTTL, Idle: o.idle}
+		}
+		return opts
 	}
-	return cfg, nil
+	opts.Graph = st.graph
+	if _, ok := st.graph.(workqueue.Provider); ok && opts.Partition == nil {
+		// Processes on one database share the crawl by host leases, through
+		// the queue the graph keeps.
+		opts.Shared = &engine.Shared{LeaseTTL: o.leaseTTL, Idle: o.idle}
+	}
+	if st.index != nil {
+		opts.Index = st.index
+	}
+	if report != nil {
+		opts.OnOutcome = report.add
+	}
+	if archive != nil {
+		opts.Recorder = crawler.WARCRecorder(archive)
+	}
+	return opts
+}
+
+// optionFlags names the flag that sets each option the crawl and import
+// commands set, for the options' errors (crawler.OptionError.Field).
+var optionFlags = map[string]string{
+	"FetchOptions.Workers":      "--workers",
+	"FetchOptions.MaxBodyBytes": "--max-body",
+	"FetchOptions.FetchTimeout": "--timeout",
+	"Options.PerHost":           "--per-host",
+	"Options.Delay":             "--delay",
+	"Options.Domains":           "--domains",
+	"Options.Include":           "--include",
+	"Options.Exclude":           "--exclude",
+	"Options.MaxDepth":          "--max-depth",
+	"Options.MaxPages":          "--max-pages",
+	"Options.RecrawlAfter":      "--recrawl-after",
+	"Options.Partition.Idle":    "--partition-idle",
+	"Options.Shared.LeaseTTL":   "--lease-ttl",
+	"Options.Shared.Idle":       "--idle",
+}
+
+// flagError words an option's error by the flag that set the option; an
+// error of an option no flag sets is returned as it is.
+func flagError(err error) error {
+	var oe *crawler.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	name, ok := optionFlags[oe.Field]
+	if !ok {
+		return err
+	}
+	return &crawler.OptionError{Field: name, Value: oe.Value, Problem: oe.Problem}
+}
+
+// noneIfZero maps a count flag where 0 means none (--retries,
+// --max-redirects) to its option, where 0 means the default and a
+// negative value none.
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // splitList splits a comma-separated flag value; an empty item (",,", a
@@ -315,7 +394,7 @@ func allSeedsAllowListed(seeds []*url.URL, allow []netip.Prefix) bool {
 
 // crawlOnce runs one crawl until its frontier is empty, a limit is reached
 // or it is interrupted.
-func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts engine.Options, st *stores, svc *service) error {
+func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, st *stores, svc *service) error {
 	o := cfg.opts
 	// The first interrupt stops taking new pages and lets those in flight
 	// finish, so that nothing fetched is lost; a second one abandons them.
@@ -333,7 +412,6 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 	var report *reportWriter
 	if o.report != "" {
 		report = newReportWriter()
-		opts.OnOutcome = report.add
 	}
 	var archive *warc.Writer
 	if o.warcDir != "" {
@@ -343,8 +421,8 @@ func crawlOnce(ctx context.Context, env *environment, cfg *crawlConfig, opts eng
 		if err != nil {
 			return fmt.Errorf("--warc: %w", err)
 		}
-		opts.Recorder = crawler.WARCRecorder(archive)
 	}
+	opts := cfg.engineOptions(st, report, archive)
 	e, err := engine.New(opts)
 	if err != nil {
 		return errors.Join(err, closeArchive(archive))
@@ -539,13 +617,4 @@ func startCPUProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
-}
-
-// redirectLimit maps --max-redirects to engine.Options.MaxRedirects, where
-// zero means the default and a negative value none.
-func redirectLimit(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
 }

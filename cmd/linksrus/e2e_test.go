@@ -403,6 +403,53 @@ func TestBadCommandLinesFailWithOneLine(t *testing.T) {
 	}
 }
 
+// An option value out of range is a usage error that names the flag and
+// its value, in the words the engine's (or the crawler's) one check of the
+// option gives, found before anything is created.
+func TestOptionMistakesNameTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crawl", "--workers", "-1"}, "--workers: -1 is negative"},
+		{[]string{"crawl", "--per-host", "-1"}, "--per-host: -1 is negative"},
+		{[]string{"crawl", "--max-pages", "-1"}, "--max-pages: -1 is negative"},
+		{[]string{"crawl", "--max-depth", "-1"}, "--max-depth: -1 is negative"},
+		{[]string{"crawl", "--max-body", "-1"}, "--max-body: -1 is negative"},
+		{[]string{"crawl", "--timeout", "-1s"}, "--timeout: -1s is negative"},
+		{[]string{"crawl", "--delay", "-1s"}, "--delay: -1s is negative"},
+		{[]string{"crawl", "--recrawl-after", "-1s"}, "--recrawl-after: -1s is negative"},
+		{[]string{"crawl", "--include", "("}, "--include: \"(\" is not a regular expression: error parsing regexp: missing closing ): `(`"},
+		{[]string{"crawl", "--exclude", "a["}, "--exclude: \"a[\" is not a regular expression"},
+		{[]string{"crawl", "--domains", "www.example.com"}, `--domains: "www.example.com" is not a registrable domain (its registrable domain is "example.com")`},
+		{[]string{"crawl", "--idle", "-1s"}, "--idle: -1s is negative"},
+		{[]string{"crawl", "--lease-ttl", "10ms"}, "--lease-ttl: 10ms is below 100ms"},
+		{[]string{"crawl", "--graph", "postgres://nobody@127.0.0.1:1/x", "--partition", "0/2", "--partition-idle", "-1s"}, "--partition-idle: -1s is negative"},
+		// Flags the command checks itself: no option takes their value.
+		{[]string{"crawl", "--retries", "-1"}, "--retries: -1 is negative"},
+		{[]string{"crawl", "--max-redirects", "-1"}, "--max-redirects: -1 is negative"},
+		{[]string{"crawl", "--every", "-1s"}, "--every: -1s is negative"},
+		{[]string{"import", "--max-body", "-1"}, "--max-body: -1 is negative"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			arg := "http://127.0.0.1:1/"
+			if tc.args[0] == "import" {
+				arg = t.TempDir()
+			}
+			args := append([]string{tc.args[0], "--data", data}, tc.args[1:]...)
+			r := linksrus(t, nil, append(args, arg)...)
+			line, _, _ := strings.Cut(r.stderr, "\n")
+			if want := "linksrus " + tc.args[0] + ": " + tc.want; r.code != exitUsage || !strings.HasPrefix(line, want) {
+				t.Errorf("exit %d, first line\n%s\nwant exit %d and\n%s", r.code, line, exitUsage, want)
+			}
+			if _, err := os.Stat(data); !os.IsNotExist(err) {
+				t.Errorf("a usage error created the data directory (%v)", err)
+			}
+		})
+	}
+}
+
 // Flags go before or after the arguments; "--" ends them.
 func TestFlagsAfterArguments(t *testing.T) {
 	data := t.TempDir()

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
-	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/pagerank"
 	"github.com/linksrus/linksrus/searchweb/relevance"
 	"github.com/linksrus/linksrus/textindex"
@@ -134,9 +132,12 @@ func (o *evalOptions) crawlConfig(env *environment) (*crawlConfig, error) {
 	if o.workers > 0 {
 		co.workers = o.workers
 	}
-	cfg, err := co.validate([]string{o.crawl})
+	cfg, err := co.parse([]string{o.crawl})
 	if err != nil {
 		return nil, fmt.Errorf("--crawl: %w", err)
+	}
+	if err := cfg.engineOptions(nil, nil, nil).Check(); err != nil {
+		return nil, flagError(err)
 	}
 	return cfg, nil
 }
@@ -149,13 +150,7 @@ func (o *evalOptions) crawlConfig(env *environment) (*crawlConfig, error) {
 func evalCrawl(ctx context.Context, env *environment, cfg *crawlConfig, st *stores) error {
 	cenv := *env
 	cenv.stdout = env.stderr
-	opts := cfg.engine
-	opts.Graph = st.graph
-	opts.Index = st.index
-	if _, ok := st.graph.(workqueue.Provider); ok {
-		opts.Shared = &engine.Shared{LeaseTTL: cfg.opts.leaseTTL, Idle: cfg.opts.idle}
-	}
-	if err := crawlOnce(ctx, &cenv, cfg, opts, st, newService(&cenv)); err != nil {
+	if err := crawlOnce(ctx, &cenv, cfg, st, newService(&cenv)); err != nil {
 		return err
 	}
 	if cfg.opts.stores.embeddedGraph() {

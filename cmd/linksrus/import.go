@@ -50,8 +50,8 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		return usageError(env, fs, "one directory of WARC files is required")
 	}
 	dir := rest[0]
-	if o.maxBody <= 0 {
-		return usageError(env, fs, "--max-body must be positive")
+	if o.maxBody == 0 {
+		return usageError(env, fs, "--max-body 0 would skip every page; give a size in bytes")
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageError(env, fs, "%s is not a directory", dir)
@@ -63,6 +63,32 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	deny, err := privnet.ParseAllowList(o.denyNets...)
 	if err != nil {
 		return usageError(env, fs, "--deny-net: %v", err)
+	}
+	// Skipped are the responses the import leaves out for what they are
+	// (an error status, a type other than HTML, too large...); a page
+	// abandoned by a stop is counted apart.
+	var skipped, abandoned atomic.Int64
+	cfg := crawler.Config{
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
+			MaxBodyBytes:           o.maxBody,
+			SortQuery:              o.sortQuery,
+			StripTracking:          o.stripTracking,
+		},
+		OnOutcome: func(out crawler.Outcome) {
+			switch out.Reason {
+			case crawler.ReasonCrawled:
+			case crawler.ReasonCanceled:
+				abandoned.Add(1)
+			default:
+				skipped.Add(1)
+			}
+		},
+	}
+	// The option values are the crawler's to check, before any store is
+	// opened.
+	if err := cfg.Check(); err != nil {
+		return usageError(env, fs, "%v", flagError(err))
 	}
 	st, err := openStores(ctx, &o.stores, true, true)
 	if err != nil {
@@ -104,28 +130,7 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		}
 	}()
 
-	// Skipped are the responses the import leaves out for what they are
-	// (an error status, a type other than HTML, too large...); a page
-	// abandoned by a stop is counted apart.
-	var skipped, abandoned atomic.Int64
-	cfg := crawler.Config{
-		FetchOptions: crawler.FetchOptions{
-			PrivateNetworkDetector: privnet.New(allow...).WithDenied(deny...),
-			MaxBodyBytes:           o.maxBody,
-			SortQuery:              o.sortQuery,
-			StripTracking:          o.stripTracking,
-		},
-		Graph: st.graph,
-		OnOutcome: func(out crawler.Outcome) {
-			switch out.Reason {
-			case crawler.ReasonCrawled:
-			case crawler.ReasonCanceled:
-				abandoned.Add(1)
-			default:
-				skipped.Add(1)
-			}
-		},
-	}
+	cfg.Graph = st.graph
 	if st.index != nil {
 		cfg.Index = st.index
 	}
