@@ -27,7 +27,8 @@ type Crawler struct {
 
 // NewCrawler returns a Crawler for cfg, with defaults filled in. It fails
 // only for invalid settings (negative sizes, nil gates or processors),
-// with an error wrapping ErrInvalidConfig.
+// with an error wrapping ErrInvalidConfig and the *OptionError that
+// Config.Check gives.
 func NewCrawler(cfg Config) (*Crawler, error) {
 	c := &Crawler{}
 	userGetter := cfg.URLGetter != nil

@@ -57,9 +57,10 @@ import (
 // The Fetcher also makes the HEAD of FetchOptions.HeadFirst and the
 // retries of FetchOptions.Retry itself, so that each request is a step it
 // can stop at: with a Config.Scheduler, every request starts only when the
-// scheduler's Begin allows it, and a page whose next request must wait (its host busy or in
-// its delay, a retry's backoff, a gate not ready) is parked with the
-// scheduler and resumed later at that step, instead of holding a worker.
+// scheduler's Begin allows it, and a page whose next request must wait
+// (its host busy or in its delay, a retry's backoff, a gate not ready) is
+// parked with the scheduler and resumed later at that step, instead of
+// holding a worker.
 type Fetcher struct {
 	opts        FetchOptions // with defaults filled in
 	getter      URLGetter    // opts.URLGetter, not following redirects
