@@ -55,3 +55,17 @@ func ExampleOptionError() {
 	// true
 	// --workers: -1 is negative
 }
+
+// Normalize spells a URL as the crawl stores it, so that a URL given to a
+// program compares equal to the crawled one.
+func ExampleFetchOptions_Normalize() {
+	for _, o := range []crawler.FetchOptions{{}, {SortQuery: true, StripTracking: true}} {
+		fmt.Println(o.Normalize("HTTPS://Example.COM:443/docs/../b?z=1&a=2&utm_source=feed#top"))
+	}
+	_, err := crawler.FetchOptions{}.Normalize("ftp://example.com/")
+	fmt.Println(err != nil)
+	// Output:
+	// https://example.com/b?z=1&a=2&utm_source=feed <nil>
+	// https://example.com/b?a=2&z=1 <nil>
+	// true
+}

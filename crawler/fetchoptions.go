@@ -170,6 +170,15 @@ func (o FetchOptions) Normalization() urlnorm.Options {
 	return urlnorm.Options{SortQuery: o.SortQuery, StripTracking: o.StripTracking}
 }
 
+// Normalize returns raw in the form the crawl stores URLs in under these
+// options (package urlnorm's safe normalisations, and those Normalization
+// selects), so that a URL a program was given (a seed, the root of a
+// judged set) compares equal to the crawl's spelling of it. It fails for a
+// URL urlnorm cannot read, such as one without an http or https scheme.
+func (o FetchOptions) Normalize(raw string) (string, error) {
+	return urlnorm.Normalize(raw, o.Normalization())
+}
+
 // NewURLGetter returns the URLGetter that FetchOptions get by default for
 // detector, with a connection kept alive for each of DefaultFetchWorkers
 // workers: an *http.Client that dials through the detector's dial-time

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linksrus/linksrus/crawler/urlnorm"
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/pagerank"
 	"github.com/linksrus/linksrus/searchweb/relevance"
 	"github.com/linksrus/linksrus/textindex"
@@ -71,8 +71,10 @@ func runEval(ctx context.Context, env *environment, args []string) error {
 	if o.base == "" {
 		o.base, baseFlag = o.crawl, "--crawl"
 	}
-	if _, err := urlnorm.Normalize(o.base, urlnorm.Options{}); err != nil {
-		return usageError(env, fs, "%s: %v", baseFlag, strings.TrimPrefix(err.Error(), "normalise "))
+	// The judged pages are resolved against the root as the crawler
+	// spells it (relevance.Options.Base).
+	if _, err := (crawler.FetchOptions{}).Normalize(o.base); err != nil {
+		return usageError(env, fs, "%s: %v", baseFlag, err)
 	}
 	// The judged set is read before anything is crawled: a mistake in it
 	// is found in a second, not after the crawl.
@@ -192,7 +194,7 @@ func printEvalJSON(w io.Writer, o evalOptions, outcomes []relevance.Outcome, s r
 // printEval prints a line a query, its place ("-": not on the first page)
 // and what stood first when it was not the answer, then the scores.
 func printEval(w io.Writer, base string, outcomes []relevance.Outcome, s relevance.Scores) {
-	root, _ := urlnorm.Normalize(base, urlnorm.Options{})
+	root, _ := crawler.FetchOptions{}.Normalize(base)
 	if i := strings.LastIndexByte(root, '/'); i >= 0 {
 		root = root[:i+1]
 	}
@@ -232,7 +234,7 @@ func printEval(w io.Writer, base string, outcomes []relevance.Outcome, s relevan
 // or that the index holds another site: the scores are then 0 for a
 // reason other than the ranking.
 func baseNote(outcomes []relevance.Outcome, base string) string {
-	root, err := urlnorm.Normalize(base, urlnorm.Options{})
+	root, err := crawler.FetchOptions{}.Normalize(base)
 	if err != nil {
 		return ""
 	}
