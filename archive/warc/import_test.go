@@ -222,15 +222,28 @@ func TestImportStoppedReading(t *testing.T) {
 		OnOutcome: func(o crawler.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
-			if reasons[o.Reason]++; reasons[crawler.ReasonCrawled] == 50 {
-				stopReading() // pages read after this one are in flight
-			}
+			reasons[o.Reason]++
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := c.Import(context.Background(), crawler.WARCPages(warc.ReadDir(readCtx, dir, crawler.DefaultMaxBodyBytes)))
+	// Reading stops after the 200th record, with the pages read before it
+	// still on their way through the stages (stopping on an outcome
+	// instead raced the reader, which could finish first).
+	pages := crawler.WARCPages(warc.ReadDir(readCtx, dir, crawler.DefaultMaxBodyBytes))
+	stopAt200 := func(yield func(*crawler.FetchedPage, error) bool) {
+		read := 0
+		for p, err := range pages {
+			if !yield(p, err) {
+				return
+			}
+			if read++; read == 200 {
+				stopReading()
+			}
+		}
+	}
+	n, err := c.Import(context.Background(), stopAt200)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("import error %v, want context.Canceled", err)
 	}
