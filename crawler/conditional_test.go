@@ -372,14 +372,32 @@ func TestCrawlRecordsNotModified(t *testing.T) {
 	}
 }
 
-// modifiedIterator is a sliceIterator that also knows, for each link, when
-// the site says it last changed (a sitemap's lastmod).
-type modifiedIterator struct {
-	sliceIterator
-	modified []time.Time
+// modifiedFrontier is a LinkFrontier that also knows, for each link, when
+// the site says it last changed (a sitemap's lastmod), and hands its pages
+// out with it (Payload.ModifiedAt): a Frontier of a caller's own, wrapping
+// the one Crawl uses.
+type modifiedFrontier struct {
+	*crawler.LinkFrontier
+	modified map[string]time.Time
 }
 
-func (it *modifiedIterator) ModifiedAt() time.Time { return it.modified[it.i-1] }
+func (f modifiedFrontier) Next(ctx context.Context, starved func()) (*crawler.Payload, error) {
+	p, err := f.LinkFrontier.Next(ctx, starved)
+	if p != nil {
+		p.ModifiedAt = f.modified[p.URL]
+	}
+	return p, err
+}
+
+// crawlModified crawls links with c, their pages modified as the site says.
+func crawlModified(c *crawler.Crawler, links []*linkgraph.Link, modified []time.Time) (int, error) {
+	f := modifiedFrontier{LinkFrontier: crawler.NewLinkFrontier(&sliceIterator{links: links}), modified: map[string]time.Time{}}
+	defer f.Close()
+	for i, l := range links {
+		f.modified[l.URL] = modified[i]
+	}
+	return c.CrawlFrom(context.Background(), f)
+}
 
 // A page retrieved after the site says it last changed is not requested
 // at all: it is unchanged, its times refreshed; one changed since its
@@ -398,11 +416,8 @@ func TestCrawlSkipsPagesUnchangedBySite(t *testing.T) {
 		t.Fatal(err)
 	}
 	modified := []time.Time{retrieved.Add(-time.Hour), retrieved.Add(time.Minute)}
-	it := func() *modifiedIterator {
-		return &modifiedIterator{sliceIterator: sliceIterator{links: links}, modified: modified}
-	}
 	log := &outcomeLog{m: map[string]crawler.Outcome{}}
-	if _, err := conditionalCrawler(t, g, nil, log, false).Crawl(context.Background(), it()); err != nil {
+	if _, err := crawlModified(conditionalCrawler(t, g, nil, log, false), links, modified); err != nil {
 		t.Fatal(err)
 	}
 	counts, _ := s.take()
@@ -420,7 +435,7 @@ func TestCrawlSkipsPagesUnchangedBySite(t *testing.T) {
 	}
 
 	clear(log.m)
-	if _, err := conditionalCrawler(t, plainGraph{g}, nil, log, false).Crawl(context.Background(), it()); err != nil {
+	if _, err := crawlModified(conditionalCrawler(t, plainGraph{g}, nil, log, false), links, modified); err != nil {
 		t.Fatal(err)
 	}
 	if counts, _ = s.take(); counts["GET /a 200"] != 1 {

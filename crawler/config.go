@@ -115,20 +115,10 @@ type Config struct {
 	// DefaultStoreBatchDelay.
 	StoreBatchDelay time.Duration
 
-	// StoreFlush, if not nil, makes a store batch being gathered go at
-	// once, one batch per value received, whatever StoreBatchDelay says:
-	// a crawl that has run out of pages to fetch while the links it waits
-	// for sit in a batch asks for them. The store stage has GraphWriters
-	// workers (one without a Graph), each gathering its own batch: send
-	// that many values to flush them all (the crawl engine's frontier
-	// does, when it runs dry with pages in flight).
-	StoreFlush <-chan struct{}
-
 	// GraphWriters is how many batches are written to the graph at once,
-	// each by its own worker calling Graph concurrently (a Graph that keeps
-	// state between the calls of one batch implements BatchGraph); with an
-	// Index, as many batches go to the index at once, beside them. 1
-	// writes one batch after the other. Default: DefaultGraphWriters.
+	// each by its own worker calling Graph concurrently; with an Index, as
+	// many batches go to the index at once, beside them. 1 writes one
+	// batch after the other. Default: DefaultGraphWriters.
 	GraphWriters int
 
 	// Gates, if set, are asked in order, before each request and after the
@@ -145,17 +135,9 @@ type Config struct {
 	// payload drops only its copy. Default: none.
 	Processors []pipeline.Processor
 
-	// Scheduler, if set, is asked before every request and takes back the
-	// pages whose next request must wait (see RequestScheduler): how a
-	// crawl keeps per-host limits at the moment each request starts. The
-	// link iterator given to Crawl must then return parked pages (see
-	// ResumingIterator). Default: nil, requests go out as soon as a fetch
-	// worker takes the page, and a retry waits in its worker.
-	Scheduler RequestScheduler
-
 	// OnOutcome, if set, receives the Outcome of every URL of a crawl, once,
-	// before Crawl returns. It is called from the pipeline's goroutines,
-	// concurrently, and should return quickly.
+	// before Crawl returns (after the Frontier's Done). It is called from
+	// the pipeline's goroutines, concurrently, and should return quickly.
 	OnOutcome func(Outcome)
 }
 

@@ -23,6 +23,11 @@ type Crawler struct {
 	pipeline *pipeline.Pipeline
 	// idle is the default URLGetter's transport, nil for a caller's getter.
 	idle interface{ CloseIdleConnections() }
+	// flush makes the store stage write the batches it is gathering: a
+	// value per store worker, sent when a frontier is starved (see
+	// Frontier.Next). Concurrent crawls share it: a flush is never wrong,
+	// only early.
+	flush chan struct{}
 }
 
 // NewCrawler returns a Crawler for cfg, with defaults filled in. It fails
@@ -42,7 +47,8 @@ func NewCrawler(cfg Config) (*Crawler, error) {
 		}
 	}
 	c.cfg = cfg
-	c.pipeline = pipeline.New(stages(cfg, true)...)
+	c.flush = make(chan struct{}, cfg.GraphWriters)
+	c.pipeline = pipeline.New(stages(cfg, true, c.flush)...)
 	return c, nil
 }
 
@@ -57,20 +63,21 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 		return nil, err
 	}
 	// The caller's stages after these may read the pages' bodies.
-	return stages(cfg, false), nil
+	return stages(cfg, false, nil), nil
 }
 
 // stages returns the crawl pipeline's stages. releaseBody says whether the
 // pipeline ends with them (and cfg's processors): the extraction stage may
 // then hand each page's body back once it is parsed, when no processor
-// reads it.
-func stages(cfg Config, releaseBody bool) []pipeline.StageRunner {
-	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.Workers)}, afterFetch(cfg, releaseBody)...)
+// reads it. A value on flush, if not nil, makes a store batch being
+// gathered go at once.
+func stages(cfg Config, releaseBody bool, flush <-chan struct{}) []pipeline.StageRunner {
+	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.Workers)}, afterFetch(cfg, releaseBody, flush)...)
 }
 
 // afterFetch returns the stages that follow the fetch, for stages and for
 // Import.
-func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
+func afterFetch(cfg Config, releaseBody bool, flush <-chan struct{}) []pipeline.StageRunner {
 	// Parsing is pure CPU and pages need not stay in order: one parser
 	// per CPU.
 	s := []pipeline.StageRunner{
@@ -94,8 +101,8 @@ func afterFetch(cfg Config, releaseBody bool) []pipeline.StageRunner {
 	// The stores' stage, the one that waits for pages, goes when the
 	// crawl asks; a later batching stage must not take the signal.
 	storing := batching
-	if cfg.StoreFlush != nil {
-		storing = append(slices.Clip(batching), pipeline.FlushOnSignal(cfg.StoreFlush))
+	if flush != nil {
+		storing = append(slices.Clip(batching), pipeline.FlushOnSignal(flush))
 	}
 	switch {
 	case cfg.Graph != nil && cfg.Index != nil:
@@ -167,15 +174,29 @@ func (passThrough) Process(_ context.Context, p pipeline.Payload) (pipeline.Payl
 
 // Crawl fetches the links of it, updates the graph and the index, and
 // returns the number of pages that went through the whole pipeline, each
-// counted once. Links that are skipped or fail to fetch are reported
-// through Config.OnOutcome and do not stop the crawl; an error from the
-// iterator, the graph, the index or a user processor does, and is returned
-// together with the count so far. Crawl returns when every page has been
-// handled, or soon after ctx is cancelled, and in both cases leaves no
-// goroutine behind. The caller keeps ownership of it and closes it.
+// counted once: CrawlFrom with a LinkFrontier over it, one pass over its
+// links. The caller keeps ownership of it and closes it.
 func (c *Crawler) Crawl(ctx context.Context, it linkgraph.LinkIterator) (int, error) {
 	if it == nil {
 		return 0, fmt.Errorf("%w: nil link iterator", ErrInvalidConfig)
+	}
+	f := NewLinkFrontier(it)
+	defer f.Close()
+	return c.CrawlFrom(ctx, f)
+}
+
+// CrawlFrom crawls the pages f hands out (see Frontier), updates the graph
+// and the index, and returns the number of pages that went through the
+// whole pipeline, each counted once. Pages that are skipped or fail to
+// fetch are reported through f's Done and Config.OnOutcome and do not stop
+// the crawl; an error from the frontier, the graph, the index or a user
+// processor does, and is returned together with the count so far.
+// CrawlFrom returns when f's Next has reported the end and every page has
+// been handled, or soon after ctx is cancelled, and in both cases leaves
+// no goroutine behind. Pages f still holds parked then are f's to report.
+func (c *Crawler) CrawlFrom(ctx context.Context, f Frontier) (int, error) {
+	if f == nil {
+		return 0, fmt.Errorf("%w: nil frontier", ErrInvalidConfig)
 	}
 	if c.idle != nil {
 		// Keep-alive connections would outlive the crawl, goroutines and
@@ -189,12 +210,24 @@ func (c *Crawler) Crawl(ctx context.Context, it linkgraph.LinkIterator) (int, er
 		hook.fn = report
 		report = hook.call
 	}
-	err := c.pipeline.Process(ctx, NewSource(it, report), sink)
+	err := c.pipeline.Process(ctx, NewSource(f, report, c.starved), sink)
 	err = errors.Join(err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: crawl: %w", err)
 	}
 	return sink.Count(), nil
+}
+
+// starved asks every store worker for the batch it is gathering, without
+// waiting: the values not taken yet stand.
+func (c *Crawler) starved() {
+	for {
+		select {
+		case c.flush <- struct{}{}:
+		default:
+			return
+		}
+	}
 }
 
 // outcomeHook calls Config.OnOutcome with a recover: it runs when a page's

@@ -2,7 +2,7 @@
 // keeps a link graph and a text index current, as a pipeline built on
 // package pipeline:
 //
-//	source (a linkgraph.LinkIterator)
+//	source (a Frontier's pages)
 //	  → fetch (fixed worker pool; gates, redirects, a HEAD first if
 //	    FetchOptions.HeadFirst, retries under FetchOptions.Retry)
 //	  → extract links, and the text when something consumes it, in one
@@ -27,18 +27,60 @@
 // extracts the links alone (LinkExtractor). Each store stage writes pages
 // in batches that wait for more pages while they keep arriving (up to
 // Config.StoreBatchDelay) and go as soon as the arrivals pause, or as soon
-// as the crawl asks for them because it has nothing else to fetch
-// (Config.StoreFlush), so a store that syncs to disk costs a commit per
-// batch, not per page, and a page's outcome is reported only once it is
-// stored.
+// as the crawl's frontier, with nothing else to hand out, asks for them
+// (the starved callback of Frontier.Next), so a store that syncs to disk
+// costs a commit per batch, not per page, and a page's outcome is reported
+// only once it is stored.
 //
-// Crawler runs that pipeline over the links a linkgraph.LinkIterator hands
-// out: one pass, with no frontier, robots.txt or per-host limit of its own.
-// Package engine builds the whole polite, recursive crawl on it: its
-// frontier is the iterator and the Config.Scheduler that every request
-// starts through, so per-host limits hold at the moment each request (a
-// page, a HEAD, a redirect hop, a retry) starts, and a page that must wait
-// for its host is parked there rather than holding a fetch worker.
+// # The one contract: Frontier
+//
+// Where pages come from and how their requests are paced is one interface
+// the crawler consumes, Frontier, of seven methods. A page's way through a
+// crawl is these calls, in order:
+//
+//	Next         the frontier hands the page out (new, or parked before)
+//	Admit        before each URL the page is fetched at: its own, then
+//	             every redirect's target (after the crawler's own checks
+//	             and Config.Gates)
+//	Begin        right before each request (GET, HEAD, redirect hop,
+//	             retry); when it refuses, or a retry or Admit must wait:
+//	Park         the page goes back, and comes out of Next again later,
+//	             resuming where it stopped
+//	KnownLinkID  while the graph updater stores the page: links the
+//	             frontier knows are not upserted again
+//	Found        then, before the edges are written: the links the page
+//	             follows, with their IDs (the frontier's discovery)
+//	Done         the page's outcome, once, when its last copy leaves
+//
+// CrawlFrom runs the pipeline over a Frontier; package engine's is the
+// whole polite, recursive crawl (robots.txt, per-host limits at the moment
+// each request starts, scope, depth, discovery, resume), and a page that
+// must wait for its host is parked there rather than holding a fetch
+// worker. Crawl, the book's API, is CrawlFrom over a LinkFrontier: one
+// pass over the links a linkgraph.LinkIterator hands out, with no
+// robots.txt, per-host limit or discovery of its own. A caller who brings
+// their own frontier implements the seven methods (or wraps LinkFrontier).
+//
+// # Optional capabilities
+//
+// Apart from the Frontier, the crawler's collaborators are small required
+// interfaces (URLGetter, PrivateNetworkDetector, Graph, Indexer), and the
+// crawler looks for four optional capabilities on them, once, when a
+// crawler is built; each makes the crawl faster or safer, and each has its
+// fallback:
+//
+//	EdgeRefresher     on the Graph (every linkgraph backend): conditional
+//	                  requests on recrawls; without it every page is
+//	                  fetched whole
+//	BatchIndexer      on the Indexer (textindex, every backend): a batch of
+//	                  pages in one call; without it concurrent Index calls
+//	RedirectDisabler  on the URLGetter (an *http.Client is recognised too):
+//	                  every redirect hop checked; without it the getter may
+//	                  follow redirects itself and only the final URL is
+//	                  checked
+//	Control           on the PrivateNetworkDetector (a dial-time guard, as
+//	                  *privnet.Detector has): the default URLGetter checks
+//	                  dialled addresses with it; without it privnet.New()'s
 //
 // A recrawl is conditional: a page's validators from the graph (its last
 // ETag and Last-Modified) go with the request for its own URL, and a 304

@@ -122,7 +122,9 @@ func ExampleStages() {
 
 	links := []*linkgraph.Link{{ID: uuid.New(), URL: site.URL + "/"}, {ID: uuid.New(), URL: site.URL + "/about"}}
 	sink := new(crawler.Sink)
-	err = pipeline.New(stages...).Process(context.Background(), crawler.NewSource(&sliceIterator{links: links}, nil), sink)
+	frontier := crawler.NewLinkFrontier(&sliceIterator{links: links})
+	defer frontier.Close()
+	err = pipeline.New(stages...).Process(context.Background(), crawler.NewSource(frontier, nil, nil), sink)
 	sort.Strings(titles)
 	fmt.Println(sink.Count(), titles, err)
 	// Output:

@@ -4,18 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"net/url"
-	"strings"
 	"time"
-	"unicode/utf8"
-
-	"golang.org/x/net/html/charset"
 
 	"github.com/linksrus/linksrus/crawler/privnet"
-	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
@@ -56,16 +49,15 @@ import (
 //
 // The Fetcher also makes the HEAD of FetchOptions.HeadFirst and the
 // retries of FetchOptions.Retry itself, so that each request is a step it
-// can stop at: with a Config.Scheduler, every request starts only when the
-// scheduler's Begin allows it, and a page whose next request must wait
-// (its host busy or in its delay, a retry's backoff, a gate not ready) is
-// parked with the scheduler and resumed later at that step, instead of
-// holding a worker.
+// can stop at: every URL of a fetch is admitted by the page's Frontier
+// (Admit), every request starts only when the frontier's Begin allows it,
+// and a page whose next request must wait (its host busy or in its delay,
+// a retry's backoff, a frontier not ready to decide) is parked with the
+// frontier and resumed later at that step, instead of holding a worker.
 type Fetcher struct {
 	opts        FetchOptions // with defaults filled in
 	getter      URLGetter    // opts.URLGetter, not following redirects
 	gates       []Gate
-	sched       RequestScheduler
 	conditional bool // send the pages' validators (the graph can refresh edges)
 	jitter      func() float64
 }
@@ -85,10 +77,9 @@ func newFetcher(cfg Config) *Fetcher {
 		opts:   cfg.FetchOptions,
 		getter: withoutRedirects(cfg.URLGetter),
 		gates:  cfg.Gates,
-		sched:  cfg.Scheduler,
 		jitter: rand.Float64,
 	}
-	_, f.conditional = cfg.Graph.(EdgeRefresher)
+	_, f.conditional = refresherOf(cfg.Graph)
 	return f
 }
 
@@ -128,9 +119,9 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 		p.skip(ReasonInvalidURL, err)
 		return false
 	}
-	reason, err := f.check(ctx, u, false)
+	reason, err := f.check(ctx, p, u)
 	if reason != ReasonCrawled {
-		if f.sched != nil && errors.Is(err, ErrNotReady) {
+		if p.frontier() != nil && errors.Is(err, ErrNotReady) {
 			f.park(p, u.Host, time.Time{})
 			return false
 		}
@@ -141,17 +132,11 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 	return true
 }
 
-// park hands the page back to the scheduler, to resume its fetch when host
-// can take its next request; the payload given to the pipeline is dropped
-// without an outcome.
-func (f *Fetcher) park(p *Payload, host string, notBefore time.Time) {
-	f.sched.Park(p.detach(), host, notBefore)
-}
-
-// check decides whether u may be requested, as the first URL of a fetch or
-// as the target of a redirect (hop): it returns ReasonCrawled if so,
-// otherwise the reason to report and the error behind it, if any.
-func (f *Fetcher) check(ctx context.Context, u *url.URL, hop bool) (Reason, error) {
+// check decides whether p may be requested at u, its own URL or the
+// target of a redirect: the crawler's own checks, then Config.Gates, then
+// the page's frontier. It returns ReasonCrawled if so, otherwise the
+// reason to report and the error behind it, if any.
+func (f *Fetcher) check(ctx context.Context, p *Payload, u *url.URL) (Reason, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", u.Redacted())
 	}
@@ -170,16 +155,19 @@ func (f *Fetcher) check(ctx context.Context, u *url.URL, hop bool) (Reason, erro
 			return reasonOf(err, ReasonGate), err
 		}
 	}
-	if hop {
-		for _, g := range f.gates {
-			if rg, ok := g.(RedirectGate); ok {
-				if err := rg.AdmitRedirect(ctx, u); err != nil {
-					return reasonOf(err, ReasonGate), err
-				}
-			}
+	if fr := p.frontier(); fr != nil {
+		if err := fr.Admit(ctx, p, u); err != nil {
+			return reasonOf(err, ReasonGate), err
 		}
 	}
 	return ReasonCrawled, nil
+}
+
+// park hands the page back to its frontier, to resume its fetch when host
+// can take its next request; the payload given to the pipeline is dropped
+// without an outcome.
+func (f *Fetcher) park(p *Payload, host string, notBefore time.Time) {
+	p.frontier().Park(p.detach(), host, notBefore)
 }
 
 // fetch sends the page's requests, following redirects, and reads the body
@@ -252,95 +240,6 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	return p.acceptBody(f.opts.MaxBodyBytes)
 }
 
-// acceptBody makes the checks of a page's body, decoded of its
-// Content-Encoding, that the crawl and an import both make: within
-// maxBody, HTML (sniffed, as a browser would, when the response had no
-// Content-Type), and decodable to UTF-8, which it then is. It reports
-// false, with the reason recorded, if the page goes no further.
-func (p *Payload) acceptBody(maxBody int64) bool {
-	if int64(len(p.Body)) > maxBody {
-		p.skip(ReasonTooLarge, fmt.Errorf("crawler: body exceeds %d bytes", maxBody))
-		return false
-	}
-	if p.ContentType == "" {
-		if sniffed := http.DetectContentType(p.Body); !isHTML(sniffed) {
-			p.skip(ReasonContentType, nil)
-			return false
-		}
-	}
-	if err := p.decodeCharset(); err != nil {
-		p.skip(ReasonCharset, err)
-		return false
-	}
-	return true
-}
-
-// send builds the request (GET or HEAD) for target, with the fetch's context, headers
-// and decorator, and sends it. It also returns the request's URL as
-// net/url writes it. cond, if not nil, is the page whose validators make
-// the request conditional.
-func (f *Fetcher) send(fctx context.Context, method, target string, cond *Payload) (*http.Response, string, error) {
-	req, err := http.NewRequestWithContext(fctx, method, target, nil)
-	if err != nil {
-		return nil, "", Skip(ReasonInvalidURL, err)
-	}
-	req.Header.Set("User-Agent", f.opts.UserAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
-	if cond != nil {
-		if cond.ETag != "" {
-			req.Header.Set("If-None-Match", cond.ETag)
-		}
-		if cond.LastModified != "" {
-			req.Header.Set("If-Modified-Since", cond.LastModified)
-		}
-	}
-	if f.opts.Recorder != nil {
-		// Asked for here, net/http leaves a gzipped body as it came, to
-		// be recorded so; the fetch decodes it (recordBody).
-		req.Header.Set("Accept-Encoding", "gzip")
-	}
-	if f.opts.DecorateRequest != nil {
-		// Called for every hop, so that the decorator sees the URL the
-		// request goes to and can keep credentials to their own host.
-		if err := f.opts.DecorateRequest(req); err != nil {
-			return nil, "", fmt.Errorf("crawler: decorate request: %w", err)
-		}
-	}
-	sent := req.URL.String() // before Do: a URLGetter may modify req
-	res, err := f.getter.Do(req)
-	if err != nil {
-		return nil, "", err
-	}
-	if res.Body == nil {
-		res.Body = http.NoBody // a URLGetter other than http.Client may leave it nil
-	}
-	return res, sent, nil
-}
-
-// failed records a request error; when the crawl itself is being cancelled
-// the page is reported as cancelled rather than as a fetch error.
-func (f *Fetcher) failed(ctx context.Context, p *Payload, err error) {
-	switch {
-	case ctx.Err() != nil:
-		p.skip(ReasonCanceled, err)
-	case errors.Is(err, privnet.ErrPrivateAddress):
-		p.skip(ReasonPrivateNetwork, err)
-	default:
-		p.skip(reasonOf(err, ReasonFetchError), err)
-	}
-}
-
-// notModified reports whether res is a 304 answer to the page's own
-// conditional request. A getter that follows redirects itself passes the
-// validators on to the next hop (net/http copies the headers), where a 304
-// says nothing about this page: that response's URL is not the one sent.
-func notModified(res *http.Response, p *Payload) bool {
-	if res.StatusCode != http.StatusNotModified || !p.fs.conditional {
-		return false
-	}
-	return res.Request == nil || res.Request.URL == nil || res.Request.URL.String() == p.fs.sent
-}
-
 // unchangedBySite reports whether a page about to be requested for the
 // first time in this fetch need not be: the site says (Payload.ModifiedAt)
 // it last changed before its retrieval, and the graph can refresh its
@@ -350,120 +249,62 @@ func (f *Fetcher) unchangedBySite(p *Payload) bool {
 		!p.ModifiedAt.IsZero() && !p.RetrievedAt.IsZero() && p.ModifiedAt.Before(p.RetrievedAt)
 }
 
-// validator returns a response's validator header if it is one the graph
-// can store (see linkgraph.MaxValidatorLength): a value that cannot be
-// stored is treated as absent, which only costs a full request next time.
-func validator(h http.Header, name string) (string, bool) {
-	v := h.Get(name)
-	if v == "" || len(v) > linkgraph.MaxValidatorLength || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-		return "", false
-	}
-	return v, true
+// ErrNotReady is returned (wrapped) by a Gate or a Frontier's Admit that
+// cannot decide about a URL yet, for instance because its host's
+// robots.txt is still being fetched. The page is parked with its Frontier
+// under the URL's host and tried again when the frontier hands it back; a
+// page without a frontier (see Payload.frontier) is skipped with
+// ReasonGate.
+var ErrNotReady = errors.New("crawler: gate not ready for this host yet")
+
+// fetchState is how far a page's fetch has got, kept on the payload so
+// that a parked page resumes where it stopped.
+type fetchState struct {
+	begun    bool
+	target   string   // the URL of the next request
+	sent     string   // target as net/url spelt the last request's URL
+	chain    []string // canonical URLs requested so far, for loop detection
+	attempt  int      // retries already made of the current request
+	headDone bool     // the HEAD of target has been answered (HeadFirst)
+	recheck  bool     // target is a hop whose checks must run again on resume
+	// conditional: the last request carried the page's validators, so a
+	// 304 answer means the page is unchanged.
+	conditional bool
+	start       time.Time
+	// recordErr is the Recorder's error, which stops the crawl.
+	recordErr error
 }
 
-// headSaysNotHTML reports whether a HEAD's answer settles that the resource
-// is not HTML: a 2xx with a Content-Type that is not HTML. Anything else
-// (HTML, no type, a redirect, an error such as 405 from servers without
-// HEAD) is for the GET to settle.
-func headSaysNotHTML(res *http.Response) bool {
-	ct := res.Header.Get("Content-Type")
-	return res.StatusCode >= 200 && res.StatusCode <= 299 && ct != "" && !isHTML(ct)
+// detach moves p's identity, fetch state and tracking to a new payload
+// from the pool, for the page's Frontier to keep while p itself is dropped
+// by the stage (and recycled without being reported).
+func (p *Payload) detach() *Payload {
+	q := payloadPool.Get().(*Payload)
+	q.LinkID, q.URL, q.RetrievedAt = p.LinkID, p.URL, p.RetrievedAt
+	q.ETag, q.LastModified, q.ModifiedAt = p.ETag, p.LastModified, p.ModifiedAt
+	q.StatusCode = p.StatusCode
+	q.outcome = p.outcome
+	q.fs = p.fs
+	q.track = p.track
+	p.fs = fetchState{}
+	p.track = nil
+	return q
 }
 
-// isHTML reports whether a Content-Type names an HTML document.
-func isHTML(contentType string) bool {
-	mt, _, _ := strings.Cut(contentType, ";")
-	mt = strings.TrimSpace(mt)
-	return strings.EqualFold(mt, "text/html") || strings.EqualFold(mt, "application/xhtml+xml")
-}
+// fetchStatus says how a step of a fetch ended.
+type fetchStatus uint8
 
-// readBounded appends r's content to buf until EOF or until limit bytes
-// have been read, reusing buf's capacity; sizeHint (a Content-Length, or -1)
-// lets it grow buf once instead of doubling.
-func readBounded(buf []byte, r io.Reader, limit, sizeHint int64) ([]byte, error) {
-	if sizeHint > 0 && sizeHint < limit && int64(cap(buf)) < sizeHint+1 {
-		buf = make([]byte, 0, sizeHint+1) // +1 to see EOF without growing
-	}
-	for int64(len(buf)) < limit {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		end := min(int64(cap(buf)), limit)
-		n, err := r.Read(buf[len(buf):end])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
-}
+const (
+	answered fetchStatus = iota // a response to use
+	stopped                     // the page goes no further; p says why
+	parked                      // handed back to the frontier
+)
 
-// decodeCharset converts p.Body to UTF-8, following the HTML standard's
-// encoding sniffing (BOM, Content-Type charset, <meta> prescan).
-func (p *Payload) decodeCharset() error {
-	enc, name, certain := charset.DetermineEncoding(p.Body, p.ContentType)
-	switch {
-	case name == "utf-8":
-		return nil
-	case !certain && utf8.Valid(p.Body):
-		// Nothing declared the encoding and the page is valid UTF-8 (or
-		// plain ASCII): the standard's windows-1252 guess would only mangle
-		// it. Real text in a legacy encoding is almost never valid UTF-8.
-		return nil
-	case asciiCompatible(name) && isASCII(p.Body):
-		return nil // nothing to convert: no copy
-	}
-	decoded, err := enc.NewDecoder().Bytes(p.Body)
+// hostOf returns the host (with port) of a URL, "" if it does not parse.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("crawler: decode %s: %w", name, err)
+		return ""
 	}
-	p.Body = decoded
-	return nil
-}
-
-// asciiCompatible reports whether an encoding maps the bytes 0x00-0x7F to
-// ASCII, so that pure-ASCII content needs no decoding.
-func asciiCompatible(name string) bool {
-	return name == "windows-1252" || strings.HasPrefix(name, "iso-8859-") || strings.HasPrefix(name, "windows-125")
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// robotsDirectives reads X-Robots-Tag headers. Directives scoped to a named
-// crawler ("googlebot: noindex") are not ours and are ignored.
-func robotsDirectives(values []string) (noIndex, noFollow bool) {
-	for _, v := range values {
-		if strings.Contains(v, ":") {
-			continue
-		}
-		ni, nf := parseRobotsContent(v)
-		noIndex, noFollow = noIndex || ni, noFollow || nf
-	}
-	return noIndex, noFollow
-}
-
-// parseRobotsContent parses a robots directive list such as
-// "noindex, nofollow" or "none".
-func parseRobotsContent(v string) (noIndex, noFollow bool) {
-	for d := range strings.SplitSeq(v, ",") {
-		switch strings.ToLower(strings.TrimSpace(d)) {
-		case "noindex":
-			noIndex = true
-		case "nofollow":
-			noFollow = true
-		case "none":
-			noIndex, noFollow = true, true
-		}
-	}
-	return noIndex, noFollow
+	return u.Host
 }

@@ -94,9 +94,9 @@ type FetchOptions struct {
 
 	// Retry has failed requests that may succeed later (timeouts,
 	// connection resets, 429, most 5xx) sent again with exponential
-	// backoff, honouring Retry-After, by the fetch stage itself: with a
-	// Config.Scheduler, a page waiting for its retry is parked, not held by
-	// a worker. The zero value is RetryPolicy's defaults (DefaultMaxRetries
+	// backoff, honouring Retry-After, by the fetch stage itself: a page
+	// waiting for its retry is parked with its Frontier, not held by a
+	// worker. The zero value is RetryPolicy's defaults (DefaultMaxRetries
 	// retries, Retry-After honoured up to DefaultMaxRetryAfter); set
 	// Retry.MaxRetries to -1 for none.
 	Retry RetryPolicy

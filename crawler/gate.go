@@ -28,13 +28,3 @@ type GateFunc func(ctx context.Context, u *url.URL) error
 
 // Admit calls f(ctx, u).
 func (f GateFunc) Admit(ctx context.Context, u *url.URL) error { return f(ctx, u) }
-
-// A RedirectGate is a Gate with a say on redirect targets of its own: the
-// fetch stage calls AdmitRedirect for every URL a redirect leads to, after
-// Admit, and treats its error as Admit's. A crawl uses it to claim the
-// target, so that a page reached both through a redirect and by a link of
-// its own is fetched once (ReasonDuplicate for the second).
-type RedirectGate interface {
-	Gate
-	AdmitRedirect(ctx context.Context, u *url.URL) error
-}

@@ -23,19 +23,19 @@ import (
 //
 //  1. one UpsertLinks for every link found on the pages and the pages
 //     themselves, to get their IDs (the pages' RetrievedAt unchanged),
-//     but the links whose IDs the graph knows without it (see
-//     KnownLinks);
-//  2. one UpsertEdges for an edge from each page to each link it follows
-//     (no-follow links are stored without an edge);
+//     but the links whose IDs the pages' Frontier knows (KnownLinkID);
+//  2. the Frontier's Found with the links each page follows, and one
+//     UpsertEdges for an edge from each page to each of them (no-follow
+//     links are stored without an edge);
 //  3. a RemoveStaleEdges for each page that was retrieved before, deleting
 //     its edges that were not refreshed, that is the links the page no
 //     longer has. A page never retrieved has no edges of its own to drop:
 //     it is known by a zero RetrievedAt both in the payload and as the
 //     graph reports it back from step 1, as linkgraph backends do (or, for
-//     a page whose own link the graph knows, in the payload alone: see
-//     KnownLinks). The pages found unchanged (Payload.Unchanged) have no
-//     links to store: one RefreshEdges (EdgeRefresher) marks all their
-//     edges seen instead;
+//     a page whose own link the frontier knows, in the payload alone: see
+//     Frontier.KnownLinkID). The pages found unchanged (Payload.Unchanged)
+//     have no links to store: one RefreshEdges (EdgeRefresher) marks all
+//     their edges seen instead;
 //  4. one UpsertLinks setting the pages' RetrievedAt and validators (ETag,
 //     LastModified), unless a RetrievalMarker later in the pipeline does
 //     it (see below).
@@ -52,21 +52,27 @@ import (
 // due again instead of retrieved and never indexed.
 type GraphUpdater struct {
 	graph Graph
-	now   func() time.Time
+	// refresher is graph, when it can refresh edges (EdgeRefresher).
+	refresher EdgeRefresher
+	now       func() time.Time
 	// skipMark leaves step 4 to a RetrievalMarker.
 	skipMark bool
 }
 
 // NewGraphUpdater returns the graph updater stage writing to g.
 func NewGraphUpdater(g Graph) *GraphUpdater {
-	return &GraphUpdater{graph: g, now: time.Now}
+	u := &GraphUpdater{graph: g, now: time.Now}
+	u.refresher, _ = refresherOf(g)
+	return u
 }
 
 // NewGraphUpdaterWithoutMark returns a graph updater that stores pages'
 // links and edges but leaves marking the pages retrieved to a
 // RetrievalMarker placed after the other stores.
 func NewGraphUpdaterWithoutMark(g Graph) *GraphUpdater {
-	return &GraphUpdater{graph: g, now: time.Now, skipMark: true}
+	u := NewGraphUpdater(g)
+	u.skipMark = true
+	return u
 }
 
 // RetrievalMarker is the stage that marks pages retrieved in the graph
@@ -124,6 +130,7 @@ func (m *RetrievalMarker) ProcessBatch(ctx context.Context, batch []pipeline.Pay
 type graphBatch struct {
 	pages    []*Payload
 	first    []int // index in links of each page's own link
+	found    []Found
 	links    []linkgraph.Link
 	linkPtrs []*linkgraph.Link
 	edges    []linkgraph.Edge
@@ -137,7 +144,8 @@ func (b *graphBatch) reset() {
 	clear(b.links) // drop the URL strings
 	clear(b.linkPtrs)
 	clear(b.edgePtrs)
-	b.pages, b.first = b.pages[:0], b.first[:0]
+	clear(b.found)
+	b.pages, b.first, b.found = b.pages[:0], b.first[:0], b.found[:0]
 	b.links, b.linkPtrs = b.links[:0], b.linkPtrs[:0]
 	b.edges, b.edgePtrs = b.edges[:0], b.edgePtrs[:0]
 }
@@ -150,7 +158,7 @@ func (b *graphBatch) release() {
 }
 
 // Process implements pipeline.Processor.
-func (u *GraphUpdater) Process(_ context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
+func (u *GraphUpdater) Process(ctx context.Context, pp pipeline.Payload) (pipeline.Payload, error) {
 	p, err := asPayload(pp)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: update graph: %w", err)
@@ -158,7 +166,7 @@ func (u *GraphUpdater) Process(_ context.Context, pp pipeline.Payload) (pipeline
 	b := getGraphBatch()
 	defer b.release()
 	b.pages = append(b.pages, p)
-	if err := u.update(b); err != nil {
+	if err := u.update(ctx, b); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -166,7 +174,7 @@ func (u *GraphUpdater) Process(_ context.Context, pp pipeline.Payload) (pipeline
 
 // ProcessBatch implements pipeline.BatchProcessor: it stores every page of
 // batch and forwards them all, or fails as a whole.
-func (u *GraphUpdater) ProcessBatch(_ context.Context, batch []pipeline.Payload) error {
+func (u *GraphUpdater) ProcessBatch(ctx context.Context, batch []pipeline.Payload) error {
 	b := getGraphBatch()
 	defer b.release()
 	for _, pp := range batch {
@@ -176,18 +184,18 @@ func (u *GraphUpdater) ProcessBatch(_ context.Context, batch []pipeline.Payload)
 		}
 		b.pages = append(b.pages, p)
 	}
-	return u.update(b)
+	return u.update(ctx, b)
 }
 
 // update writes the pages of b (see GraphUpdater).
-func (u *GraphUpdater) update(b *graphBatch) error {
+func (u *GraphUpdater) update(ctx context.Context, b *graphBatch) error {
 	if len(b.pages) == 0 {
 		return nil
 	}
 	g := u.graph
-	if bg, ok := g.(BatchGraph); ok {
-		g = bg.ForBatch()
-	}
+	// The pages of a batch come from one crawl, and so one frontier (nil
+	// for pages fed without one: then no link is known, and none found).
+	fr := b.pages[0].frontier()
 	// Each page's own link, then the links it follows, then the others;
 	// the slices sized once for the batch (hundreds of pages, each with
 	// dozens of links) rather than grown link by link.
@@ -215,22 +223,22 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			b.links = append(b.links, linkgraph.Link{URL: p.URL})
 		}
 	}
-	// The links the graph already knows the ID of are left out, a page's
-	// own link too when it is known by the ID the page was fetched for:
-	// the payload then carries its stored state (KnownLinks). A redirect's
-	// pages (the final URL and the alias) always go.
-	known, _ := g.(KnownLinks)
+	// The links the frontier already knows the ID of are left out, a
+	// page's own link too when it is known by the ID the page was fetched
+	// for: the payload then carries its stored state (see
+	// Frontier.KnownLinkID). A redirect's pages (the final URL and the
+	// alias) always go.
 	for i, p := range b.pages {
 		own := &b.links[b.first[i]]
-		if id, ok := knownOwnLink(known, p); ok {
+		if id, ok := knownOwnLink(fr, p); ok {
 			own.ID, own.RetrievedAt = id, p.RetrievedAt
 		} else {
 			b.linkPtrs = append(b.linkPtrs, own)
 		}
 		found := b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)]
 		for j := range found {
-			if known != nil {
-				if id, ok := known.KnownLinkID(found[j].URL); ok {
+			if fr != nil {
+				if id, ok := fr.KnownLinkID(found[j].URL); ok {
 					found[j].ID = id
 					continue
 				}
@@ -261,9 +269,19 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			alias := b.links[b.first[i]+1+len(p.Links)+len(p.NoFollowLinks)].ID
 			p.aliasID = alias
 			b.edges = append(b.edges, linkgraph.Edge{Src: alias, Dst: src})
-			if rr, ok := g.(RedirectRecorder); ok {
-				rr.Redirected(alias, src)
-			}
+		}
+		if fr != nil {
+			b.found = append(b.found, Found{Page: p, Links: b.links[b.first[i]+1 : b.first[i]+1+len(p.Links)]})
+		}
+	}
+	// The frontier is told before the edges are written: it needs only
+	// their ends, and the pages they lead to can be on their way while
+	// the edges are stored (a round trip or two to a database server, for
+	// every hop of the crawl). A crash before the edges are stored leaves
+	// the page due again, to be stored again in full.
+	if len(b.found) > 0 {
+		if err := fr.Found(ctx, b.found); err != nil {
+			return fmt.Errorf("crawler: update graph: links found on %s: %w", b.describe(), err)
 		}
 	}
 	for i := range b.edges {
@@ -281,8 +299,8 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 			continue
 		}
 		// The graph fills in the stored RetrievedAt (see
-		// linkgraph.Graph.UpsertLink); the iterator's may be missing,
-		// unless the graph knows the page (KnownLinks), which it then
+		// linkgraph.Graph.UpsertLink); the frontier's may be missing,
+		// unless it knows the page (Frontier.KnownLinkID), which it then
 		// vouches for.
 		if own := b.links[b.first[i]]; own.RetrievedAt.IsZero() && p.RetrievedAt.IsZero() {
 			continue
@@ -300,8 +318,8 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 		}
 	}
 
-	if er, ok := g.(EdgeRefresher); ok && len(unchanged) > 0 {
-		if err := er.RefreshEdges(unchanged, staleBefore); err != nil {
+	if u.refresher != nil && len(unchanged) > 0 {
+		if err := u.refresher.RefreshEdges(unchanged, staleBefore); err != nil {
 			return fmt.Errorf("crawler: update graph: refresh edges of %d unchanged pages: %w", len(unchanged), err)
 		}
 	}
@@ -312,14 +330,14 @@ func (u *GraphUpdater) update(b *graphBatch) error {
 	return markRetrieved(g, u.now, b)
 }
 
-// knownOwnLink returns the ID of p's own link when known, which it is only
-// by the ID p was fetched for, and never for a redirected page (stored
-// under another URL).
-func knownOwnLink(known KnownLinks, p *Payload) (uuid.UUID, bool) {
-	if known == nil || p.LinkID == uuid.Nil || p.redirected() {
+// knownOwnLink returns the ID of p's own link when its frontier knows it,
+// which counts only by the ID p was fetched for, and never for a
+// redirected page (stored under another URL).
+func knownOwnLink(fr Frontier, p *Payload) (uuid.UUID, bool) {
+	if fr == nil || p.LinkID == uuid.Nil || p.redirected() {
 		return uuid.Nil, false
 	}
-	id, ok := known.KnownLinkID(p.URL)
+	id, ok := fr.KnownLinkID(p.URL)
 	return id, ok && id == p.LinkID
 }
 

@@ -70,7 +70,7 @@ func (c *Crawler) Import(ctx context.Context, pages iter.Seq2[*FetchedPage, erro
 	src := &importSource{next: next, report: report, maxBody: c.cfg.MaxBodyBytes, pending: map[string][]string{}}
 	// The fetch stage's place is taken by the source: a fresh pipeline of
 	// the other stages.
-	err := pipeline.New(afterFetch(c.cfg, true)...).Process(ctx, src, sink)
+	err := pipeline.New(afterFetch(c.cfg, true, nil)...).Process(ctx, src, sink)
 	err = errors.Join(src.err, err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: import: %w", err)
@@ -154,7 +154,7 @@ func (s *importSource) take(ctx context.Context, page *FetchedPage) {
 	}
 	for _, origin := range origins {
 		p := NewPayload(uuid.Nil, origin, time.Time{}) // no link ID: the graph updater goes by URL
-		p.track = newTracker(ctx, s.report)
+		p.track = newTracker(ctx, s.report, nil)
 		if !p.fromArchive(page, s.maxBody) {
 			p.MarkAsProcessed() // reported skipped
 			continue

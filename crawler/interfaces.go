@@ -47,60 +47,26 @@ type Graph interface {
 	RemoveStaleEdges(fromID uuid.UUID, updatedBefore time.Time) error
 }
 
-// EdgeRefresher is implemented by a Graph (and the view a BatchGraph
-// gives) that can move the edges of pages to a new time without their
-// being upserted again; every linkgraph backend does. The crawler asks
-// for pages it has validators for with a conditional request only when
-// its graph is one: a page found unchanged keeps its edges, which must be
-// seen as refreshed (or a later RemoveStaleEdges would delete them).
+// EdgeRefresher is implemented by a Graph that can move the edges of pages
+// to a new time without their being upserted again; every linkgraph
+// backend does. It is an optional capability (see the package
+// documentation): the crawler asks for pages it has validators for with a
+// conditional request only when its graph is one, since a page found
+// unchanged keeps its edges, which must be seen as refreshed (or a later
+// RemoveStaleEdges would delete them).
 type EdgeRefresher interface {
 	// RefreshEdges sets the UpdatedAt of every edge leaving fromIDs to
 	// updatedAt where that is later.
 	RefreshEdges(fromIDs []uuid.UUID, updatedAt time.Time) error
 }
 
-// BatchGraph is a Graph that keeps state from one call to the next while a
-// batch of pages is stored: for example a wrapper that notes the links
-// UpsertLinks stores and follows them once UpsertEdges stores the page's
-// edges to them. The graph updater stores several batches at once (see
-// Config.GraphWriters), so it asks such a graph for a view of its own for
-// each batch, and makes all of that batch's calls on the view.
-type BatchGraph interface {
-	Graph
-	// ForBatch returns the Graph to store one batch of pages with.
-	ForBatch() Graph
-}
-
-// RedirectRecorder is implemented by a Graph (or the view a BatchGraph
-// gives) that wants to know, before a batch's edges are stored, which page
-// each redirected link led to: the page is stored under its final URL's
-// link, which the caller that handed out the original link may not know
-// (a frontier tracking the depth of the links it queued, say).
-type RedirectRecorder interface {
-	// Redirected reports that the link from was fetched and its body came
-	// from the link to.
-	Redirected(from, to uuid.UUID)
-}
-
-// KnownLinks is implemented by a Graph (or the view a BatchGraph gives)
-// that knows the IDs of some links without asking its store, and needs
-// nothing back from the store about them: the crawl engine's view knows
-// the links its run has already queued or fetched, and those it found out
-// of its scope. Most links a page is found to have are such links (a
-// site's navigation, on every page), so the graph updater leaves those out
-// of UpsertLinks and takes their IDs from KnownLinkID.
-//
-// A page's own link is left out too when KnownLinkID gives the ID the page
-// was fetched for (Payload.LinkID). The updater then takes the payload's
-// RetrievedAt for the stored one, which it otherwise reads back from
-// UpsertLinks to tell whether the page has edges of an earlier fetch to
-// remove: a Graph implementing KnownLinks must be used with a link source
-// whose links carry their stored RetrievedAt, as the engine's frontier
-// hands out the links its view knows. With a source that leaves it zero,
-// a page fetched before would keep the edges it no longer has.
-type KnownLinks interface {
-	// KnownLinkID returns the ID of the link with the URL, if known.
-	KnownLinkID(url string) (uuid.UUID, bool)
+// refresherOf returns g as an EdgeRefresher, if it is one: the one probe
+// of the capability, which the fetch stage (conditional requests) and the
+// graph updater (refreshing unchanged pages' edges) make when they are
+// built.
+func refresherOf(g Graph) (EdgeRefresher, bool) {
+	r, ok := g.(EdgeRefresher)
+	return r, ok
 }
 
 //go:generate mockgen -typed -destination=mocks/indexer.go -package=mocks github.com/linksrus/linksrus/crawler Indexer

@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -15,20 +16,58 @@ import (
 	"github.com/linksrus/linksrus/pipeline"
 )
 
-// knowingGraph is a memory graph that knows some links' IDs (KnownLinks)
-// and records the URLs each UpsertLinks call is given.
-type knowingGraph struct {
+// recordingGraph is a memory graph that records the URLs each UpsertLinks
+// call is given.
+type recordingGraph struct {
 	*graphmem.Graph
-	known map[string]uuid.UUID
-	sent  [][]string
+	sent [][]string
 }
 
-func (g *knowingGraph) KnownLinkID(url string) (uuid.UUID, bool) {
-	id, ok := g.known[url]
+// knowingFrontier is a Frontier that knows some links' IDs and hands out
+// the pages it is given, for the graph updater to ask.
+type knowingFrontier struct {
+	known map[string]uuid.UUID
+	pages []*crawler.Payload
+	found []crawler.Found
+}
+
+func (f *knowingFrontier) Next(context.Context, func()) (*crawler.Payload, error) {
+	if len(f.pages) == 0 {
+		return nil, nil
+	}
+	p := f.pages[0]
+	f.pages = f.pages[1:]
+	return p, nil
+}
+func (f *knowingFrontier) Admit(context.Context, *crawler.Payload, *url.URL) error { return nil }
+func (f *knowingFrontier) Begin(*crawler.Payload, string) (func(), bool)           { return func() {}, true }
+func (f *knowingFrontier) Park(*crawler.Payload, string, time.Time)                {}
+func (f *knowingFrontier) Done(crawler.Outcome)                                    {}
+func (f *knowingFrontier) KnownLinkID(url string) (uuid.UUID, bool) {
+	id, ok := f.known[url]
 	return id, ok
 }
+func (f *knowingFrontier) Found(_ context.Context, found []crawler.Found) error {
+	for _, fp := range found {
+		// The crawler's slices are valid during the call only.
+		f.found = append(f.found, crawler.Found{Page: fp.Page, Links: slices.Clone(fp.Links)})
+	}
+	return nil
+}
 
-func (g *knowingGraph) UpsertLinks(links []*linkgraph.Link) error {
+// tracked returns pages as a Source hands them out of f: pages of f.
+func (f *knowingFrontier) tracked(t *testing.T, pages ...*crawler.Payload) []pipeline.Payload {
+	t.Helper()
+	f.pages = pages
+	src := crawler.NewSource(f, nil, nil)
+	var out []pipeline.Payload
+	for src.Next(context.Background()) {
+		out = append(out, src.Payload())
+	}
+	return out
+}
+
+func (g *recordingGraph) UpsertLinks(links []*linkgraph.Link) error {
 	var urls []string
 	for _, l := range links {
 		urls = append(urls, l.URL)
@@ -37,18 +76,20 @@ func (g *knowingGraph) UpsertLinks(links []*linkgraph.Link) error {
 	return g.Graph.UpsertLinks(links)
 }
 
-// The links a graph knows are not upserted again, and link to the IDs it
-// knows them by, a page's own link included when known by the page's ID;
-// a redirect's final URL and alias always are.
+// The links the frontier knows are not upserted again, and link to the
+// IDs it knows them by, a page's own link included when known by the
+// page's ID; a redirect's final URL and alias always are. The frontier is
+// told of the links each page follows, with their IDs.
 func TestGraphUpdaterLeavesKnownLinksOut(t *testing.T) {
-	g := &knowingGraph{Graph: graphmem.New(), known: map[string]uuid.UUID{}}
+	g := &recordingGraph{Graph: graphmem.New()}
 	defer g.Close()
+	fr := &knowingFrontier{known: map[string]uuid.UUID{}}
 	pre := []*linkgraph.Link{{URL: "http://example.com/a"}, {URL: "http://example.com/b"}, {URL: "http://example.com/p"}}
 	if err := g.Graph.UpsertLinks(pre); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range pre {
-		g.known[l.URL] = l.ID
+		fr.known[l.URL] = l.ID
 	}
 	p := crawler.NewPayload(pre[2].ID, "http://example.com/p", time.Time{})
 	p.FetchedAt = time.Now()
@@ -57,7 +98,7 @@ func TestGraphUpdaterLeavesKnownLinksOut(t *testing.T) {
 	r := crawler.NewPayload(uuid.Nil, "http://example.com/old", time.Time{})
 	r.FinalURL, r.FetchedAt = "http://example.com/a", time.Now()
 	u := crawler.NewGraphUpdater(g)
-	if err := u.ProcessBatch(context.Background(), []pipeline.Payload{p, r}); err != nil {
+	if err := u.ProcessBatch(context.Background(), fr.tracked(t, p, r)); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"http://example.com/new", "http://example.com/a", "http://example.com/old"}
@@ -68,20 +109,25 @@ func TestGraphUpdaterLeavesKnownLinksOut(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint([]string{"http://example.com/a", "http://example.com/new"}) {
 		t.Errorf("edges from /p = %q", got)
 	}
+	if len(fr.found) != 2 || fr.found[0].Page != p || len(fr.found[0].Links) != 2 ||
+		fr.found[0].Links[0].ID != pre[0].ID || fr.found[0].Links[1].URL != "http://example.com/new" || fr.found[0].Links[1].ID == uuid.Nil {
+		t.Errorf("found %+v, want /p with /a (known) and /new (stored), then the redirected page", fr.found)
+	}
 }
 
 // A page known by its own ID and fetched before (the payload's RetrievedAt)
 // still loses the edges it no longer has, and a page known under another
 // ID than the one it was fetched for is upserted.
 func TestGraphUpdaterKnownPageRemovesStaleEdges(t *testing.T) {
-	g := &knowingGraph{Graph: graphmem.New(), known: map[string]uuid.UUID{}}
+	g := &recordingGraph{Graph: graphmem.New()}
 	defer g.Close()
+	fr := &knowingFrontier{known: map[string]uuid.UUID{}}
 	pre := []*linkgraph.Link{{URL: "http://example.com/p", RetrievedAt: time.Now().Add(-time.Hour)}, {URL: "http://example.com/a"}, {URL: "http://example.com/b"}}
 	if err := g.Graph.UpsertLinks(pre); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range pre {
-		g.known[l.URL] = l.ID
+		fr.known[l.URL] = l.ID
 	}
 	old := time.Now().Add(-time.Hour)
 	if err := g.Graph.UpsertEdges([]*linkgraph.Edge{{Src: pre[0].ID, Dst: pre[1].ID, UpdatedAt: old}, {Src: pre[0].ID, Dst: pre[2].ID, UpdatedAt: old}}); err != nil {
@@ -90,7 +136,7 @@ func TestGraphUpdaterKnownPageRemovesStaleEdges(t *testing.T) {
 	p := crawler.NewPayload(pre[0].ID, pre[0].URL, pre[0].RetrievedAt)
 	p.FetchedAt = time.Now()
 	p.Links = []string{"http://example.com/a"}
-	if err := crawler.NewGraphUpdater(g).ProcessBatch(context.Background(), []pipeline.Payload{p}); err != nil {
+	if err := crawler.NewGraphUpdater(g).ProcessBatch(context.Background(), fr.tracked(t, p)); err != nil {
 		t.Fatal(err)
 	}
 	if got := edgesOf(t, g.Graph, pre[0].ID); fmt.Sprint(got) != fmt.Sprint([]string{"http://example.com/a"}) {
@@ -110,7 +156,7 @@ func TestGraphUpdaterKnownPageRemovesStaleEdges(t *testing.T) {
 	g.sent = nil
 	q := crawler.NewPayload(uuid.New(), pre[1].URL, time.Time{})
 	q.FetchedAt = time.Now()
-	if err := crawler.NewGraphUpdater(g).ProcessBatch(context.Background(), []pipeline.Payload{q}); err != nil {
+	if err := crawler.NewGraphUpdater(g).ProcessBatch(context.Background(), fr.tracked(t, q)); err != nil {
 		t.Fatal(err)
 	}
 	if len(g.sent) == 0 || len(g.sent[0]) == 0 || g.sent[0][0] != pre[1].URL {

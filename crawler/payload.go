@@ -32,7 +32,7 @@ type Payload struct {
 	ETag         string
 	LastModified string
 	// ModifiedAt is when the page last changed by the site's word (a
-	// sitemap's <lastmod>; see ModifiedIterator), zero if unknown. A page
+	// sitemap's <lastmod>, as the Frontier knows it), zero if unknown. A page
 	// retrieved after that is not requested at all when its graph could
 	// take a conditional answer: it is Unchanged, as a 304 would have
 	// said.
@@ -166,11 +166,11 @@ func (p *Payload) MarkAsProcessed() {
 	payloadPool.Put(p)
 }
 
-// Abandon ends a page handed back through RequestScheduler.Park without
-// fetching it further: it is reported with ReasonCanceled and err, and is
-// left due in the graph. A work source calls it for pages it can no longer
-// serve (their host went to another process), instead of MarkAsProcessed,
-// which would report them dropped.
+// Abandon ends a page handed back through Frontier.Park without fetching
+// it further: it is reported with ReasonCanceled and err, and is left due
+// in the graph. A frontier calls it for pages it can no longer serve
+// (their host went to another process), instead of MarkAsProcessed, which
+// would report them dropped.
 func (p *Payload) Abandon(err error) {
 	p.skip(ReasonCanceled, err)
 	p.MarkAsProcessed()
@@ -227,15 +227,29 @@ type tracker struct {
 	delivered atomic.Bool
 	ctx       context.Context
 	report    func(Outcome)
+	// frontier is the Frontier the page came from, which its fetch and
+	// its storing ask (see Payload.frontier).
+	frontier Frontier
 }
 
 var trackerPool = sync.Pool{New: func() any { return new(tracker) }}
 
-func newTracker(ctx context.Context, report func(Outcome)) *tracker {
+func newTracker(ctx context.Context, report func(Outcome), f Frontier) *tracker {
 	t := trackerPool.Get().(*tracker)
 	t.refs.Store(1)
-	t.ctx, t.report = ctx, report
+	t.ctx, t.report, t.frontier = ctx, report, f
 	return t
+}
+
+// frontier returns the Frontier the page came from through a Source; nil
+// for a page from NewPayload outside one, whose requests then start at
+// once and whose retries wait in the fetch worker (there is no frontier to
+// park it with).
+func (p *Payload) frontier() Frontier {
+	if p.track == nil {
+		return nil
+	}
+	return p.track.frontier
 }
 
 // finish reports the page's outcome from its last copy, last.
@@ -244,7 +258,7 @@ func (t *tracker) finish(last *Payload) {
 		t.report(t.outcome(last))
 	}
 	t.delivered.Store(false)
-	t.ctx, t.report = nil, nil
+	t.ctx, t.report, t.frontier = nil, nil, nil
 	trackerPool.Put(t)
 }
 

@@ -71,7 +71,7 @@ func TestTrackedPageCountedAndReportedOnce(t *testing.T) {
 	report := func(o Outcome) { mu.Lock(); outcomes = append(outcomes, o); mu.Unlock() }
 
 	p := NewPayload([16]byte{1}, "http://example.com/", time.Time{})
-	p.track = newTracker(context.Background(), report)
+	p.track = newTracker(context.Background(), report, nil)
 	p.Links = append(p.Links, "http://x/")
 	copies := []pipeline.Payload{p, p.Clone(), p.Clone()}
 	sink := new(Sink)
@@ -96,18 +96,18 @@ func TestTrackedPageDroppedOrCanceled(t *testing.T) {
 	report := func(o Outcome) { got = append(got, o.Reason) }
 
 	dropped := NewPayload([16]byte{1}, "http://a/", time.Time{})
-	dropped.track = newTracker(context.Background(), report)
+	dropped.track = newTracker(context.Background(), report, nil)
 	dropped.MarkAsProcessed()
 
 	skipped := NewPayload([16]byte{2}, "http://b/", time.Time{})
-	skipped.track = newTracker(context.Background(), report)
+	skipped.track = newTracker(context.Background(), report, nil)
 	skipped.skip(ReasonHTTPStatus, nil)
 	skipped.MarkAsProcessed()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	abandoned := NewPayload([16]byte{3}, "http://c/", time.Time{})
-	abandoned.track = newTracker(ctx, report)
+	abandoned.track = newTracker(ctx, report, nil)
 	abandoned.MarkAsProcessed()
 
 	want := []Reason{ReasonDropped, ReasonHTTPStatus, ReasonCanceled}

@@ -14,6 +14,8 @@ import (
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 )
 
+// This file: following redirects, every hop checked like the first URL.
+
 // RedirectDisabler is implemented by URLGetters that can provide a variant
 // of themselves that returns redirect responses (3xx with a Location) to the
 // caller instead of following them, which the Fetcher needs to check every
@@ -55,15 +57,6 @@ func drain(body io.ReadCloser) {
 	_ = body.Close()
 }
 
-// fetchStatus says how a step of a fetch ended.
-type fetchStatus uint8
-
-const (
-	answered fetchStatus = iota // a response to use
-	stopped                     // the page goes no further; p says why
-	parked                      // handed back to the scheduler
-)
-
 // follow sends the requests for the page from where its fetch state stands
 // (p.fs.target) and follows redirects, checking every hop. It returns the
 // final response, with p.FinalURL set; or stopped after recording on p why
@@ -79,8 +72,8 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 				p.skip(ReasonInvalidURL, err)
 				return nil, stopped
 			}
-			if reason, err := f.check(ctx, u, true); reason != ReasonCrawled {
-				if f.sched != nil && errors.Is(err, ErrNotReady) {
+			if reason, err := f.check(ctx, p, u); reason != ReasonCrawled {
+				if p.frontier() != nil && errors.Is(err, ErrNotReady) {
 					f.park(p, u.Host, time.Time{})
 					return nil, parked
 				}
@@ -119,7 +112,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			// The getter followed redirects itself: the hops in between
 			// went unchecked, but the page at least must pass.
 			final := res.Request.URL
-			if reason, err := f.check(ctx, final, true); reason != ReasonCrawled {
+			if reason, err := f.check(ctx, p, final); reason != ReasonCrawled {
 				drain(res.Body)
 				p.skip(reason, redirectError(final.String(), err))
 				return nil, stopped
@@ -138,9 +131,9 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 		}
 		drain(res.Body)
 
-		next, reason, err := f.nextHop(ctx, at, loc, p.fs.chain)
+		next, reason, err := f.nextHop(ctx, p, at, loc)
 		if reason != ReasonCrawled {
-			if f.sched != nil && errors.Is(err, ErrNotReady) {
+			if p.frontier() != nil && errors.Is(err, ErrNotReady) {
 				// A gate (robots.txt of the hop's host) cannot decide yet:
 				// resume at the hop once it can.
 				p.fs.chain = append(p.fs.chain, next)
@@ -157,80 +150,12 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 	}
 }
 
-// request sends one request of the page's fetch (method to p.fs.target),
-// retrying transient failures under the retry policy. The request starts
-// only when the RequestScheduler lets it: otherwise, and while a retry
-// waits for its backoff, the page is parked rather than holding a worker.
-// Without a scheduler a retry waits in place.
-func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) (*http.Response, fetchStatus) {
-	host := hostOf(p.fs.target)
-	for {
-		end := func() {}
-		if f.sched != nil {
-			var ok bool
-			if end, ok = f.sched.Begin(p.LinkID, host); !ok {
-				f.park(p, host, time.Time{})
-				return nil, parked
-			}
-		}
-		// Validators go only with the page's own URL (the chain's first).
-		var cond *Payload
-		if f.conditional && len(p.fs.chain) == 1 && (p.ETag != "" || p.LastModified != "") {
-			cond = p
-		}
-		p.fs.conditional = cond != nil
-		res, sent, err := f.send(fctx, method, p.fs.target, cond)
-		if err == nil {
-			p.fs.sent = sent
-			res.Body = &endOnClose{ReadCloser: res.Body, end: end}
-		} else {
-			end()
-		}
-		wait, retry := f.shouldRetry(fctx, p, res, err)
-		if !retry {
-			if err != nil {
-				f.failed(ctx, p, err)
-				return nil, stopped
-			}
-			return res, answered
-		}
-		if res != nil {
-			drain(res.Body) // frees the connection and the host's slot
-		}
-		p.fs.attempt++
-		if f.sched != nil {
-			f.park(p, host, time.Now().Add(wait))
-			return nil, parked
-		}
-		if err := waitToRetry(fctx, wait); err != nil {
-			f.failed(ctx, p, err)
-			return nil, stopped
-		}
-	}
-}
-
-// shouldRetry applies the retry policy to the outcome of an attempt. When
-// the attempt waits in place (no scheduler), a wait that would outlast the
-// fetch's deadline is not worth it.
-func (f *Fetcher) shouldRetry(fctx context.Context, p *Payload, res *http.Response, err error) (time.Duration, bool) {
-	if p.fs.attempt >= f.opts.Retry.MaxRetries {
-		return 0, false
-	}
-	wait, retry := decideRetry(f.opts.Retry, res, err, p.fs.attempt, f.jitter)
-	if !retry || fctx.Err() != nil {
-		return 0, false
-	}
-	if deadline, ok := fctx.Deadline(); ok && f.sched == nil && time.Until(deadline) <= wait {
-		return 0, false
-	}
-	return wait, true
-}
-
 // nextHop resolves a redirect's Location against the URL that answered it
-// and decides whether to follow it; chain is the canonical URLs requested
-// so far. When a check refuses the target, the target is returned with
-// the reason.
-func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string) (string, Reason, error) {
+// and decides whether p follows it (p.fs.chain holds the canonical URLs
+// requested so far). When a check refuses the target, the target is
+// returned with the reason.
+func (f *Fetcher) nextHop(ctx context.Context, p *Payload, from, loc string) (string, Reason, error) {
+	chain := p.fs.chain
 	// The Location is read as browsers read it, and the target requested,
 	// checked and compared in canonical form, as the links of pages are:
 	// gates (scope patterns, say) see one spelling.
@@ -248,7 +173,7 @@ func (f *Fetcher) nextHop(ctx context.Context, from, loc string, chain []string)
 	if limit := max(f.opts.MaxRedirects, 0); len(chain) > limit {
 		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, limit)
 	}
-	if reason, err := f.check(ctx, u, true); reason != ReasonCrawled {
+	if reason, err := f.check(ctx, p, u); reason != ReasonCrawled {
 		return next, reason, redirectError(next, err)
 	}
 	return next, ReasonCrawled, nil

@@ -29,7 +29,7 @@ const (
 	DefaultRetryMaxDelay = 10 * time.Second
 	// DefaultMaxRetryAfter is the longest Retry-After a retry waits for.
 	// A server asking for more is not retried: waiting would hold the page
-	// (and, without a RequestScheduler, a fetch worker) for that long, and
+	// (and, for a page with no Frontier, a fetch worker) for that long, and
 	// retrying earlier than asked is what gets a crawler blocked.
 	DefaultMaxRetryAfter = 30 * time.Second
 )
@@ -48,14 +48,15 @@ const (
 // than the backoff and at most MaxRetryAfter. Everything else is final:
 // other statuses, "no such host", a private address refused at dial time,
 // TLS and URL errors, errors carrying a Reason (SkipError), a cancelled
-// crawl. Without a RequestScheduler the fetch stage waits in place, and
-// not for a retry that could not start before FetchOptions.FetchTimeout ends.
+// crawl. A page with no Frontier (see Payload.frontier) waits in place,
+// and not for a retry that could not start before FetchOptions.FetchTimeout
+// ends.
 //
 // It is not pipeline.RetryPolicy, on purpose: that one retries any
 // processor's error in place, counting attempts, with no notion of HTTP.
 // A request is retried on its status and Retry-After, and the fetch stage
-// must not wait for it in place: with a RequestScheduler it parks the page
-// for the backoff and takes the host's turn again, which a processor-level
+// must not wait for it in place: it parks the page with its Frontier for
+// the backoff and takes the host's turn again, which a processor-level
 // retry cannot do. MaxRetries counts retries (as the command's --retries
 // does), not attempts.
 type RetryPolicy struct {

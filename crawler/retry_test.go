@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linksrus/linksrus/crawler/privnet"
 )
 
@@ -228,15 +226,22 @@ func TestFetcherRetryAfterRedirect(t *testing.T) {
 	}
 }
 
-// parkingScheduler lets every request start and keeps the pages parked
-// with it, with the time they may resume.
+// parkingScheduler is a Frontier that lets every request start and keeps
+// the pages parked with it, with the time they may resume.
 type parkingScheduler struct {
-	mu        sync.Mutex
-	parked    []*Payload
-	notBefore []time.Time
+	LinkFrontier // the methods this test does not use
+	mu           sync.Mutex
+	parked       []*Payload
+	notBefore    []time.Time
 }
 
-func (s *parkingScheduler) Begin(uuid.UUID, string) (func(), bool) { return func() {}, true }
+// track makes p a page of the frontier, as a Source does.
+func (s *parkingScheduler) track(p *Payload) *Payload {
+	p.track = newTracker(context.Background(), nil, s)
+	return p
+}
+
+func (s *parkingScheduler) Begin(*Payload, string) (func(), bool) { return func() {}, true }
 
 func (s *parkingScheduler) Park(p *Payload, _ string, notBefore time.Time) {
 	s.mu.Lock()
@@ -279,10 +284,9 @@ func TestFetcherRetryParks(t *testing.T) {
 			u, n := scripted(t, c.retryAfter, 503, 200)
 			sched := &parkingScheduler{}
 			cfg := retryConfig(RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second})
-			cfg.Scheduler = sched
 			f := schedFetcher(t, cfg)
 			f.jitter = func() float64 { return c.jitter }
-			p := NewPayload([16]byte{1}, u, time.Time{})
+			p := sched.track(NewPayload([16]byte{1}, u, time.Time{}))
 			start := time.Now()
 			if out, err := f.Process(context.Background(), p); out != nil || err != nil {
 				t.Fatalf("Process = %v, %v; want the page parked", out, err)
@@ -307,9 +311,8 @@ func TestFetcherRetryParks(t *testing.T) {
 		u, n := scripted(t, "3600", 429, 200)
 		sched := &parkingScheduler{}
 		cfg := retryConfig(fastRetries)
-		cfg.Scheduler = sched
 		f := schedFetcher(t, cfg)
-		p := NewPayload([16]byte{1}, u, time.Time{})
+		p := sched.track(NewPayload([16]byte{1}, u, time.Time{}))
 		defer p.MarkAsProcessed()
 		if out, err := f.Process(context.Background(), p); out != nil || err != nil {
 			t.Fatalf("Process = %v, %v", out, err)

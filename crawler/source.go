@@ -5,61 +5,72 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
 )
 
-// Source is a pipeline.Source that turns the links of a
-// linkgraph.LinkIterator into tracked payloads: each page is reported once,
-// through the report function, when its last copy leaves the pipeline.
+// Source is a pipeline.Source that hands out the pages of a Frontier as
+// tracked payloads: each page is reported once, to the frontier (Done) and
+// to the report function, when its last copy leaves the pipeline.
 type Source struct {
-	it     linkgraph.LinkIterator
-	report func(Outcome)
-	ctx    context.Context // the pipeline's, from the latest Next
+	f       Frontier
+	report  func(Outcome)
+	starved func()
+	cur     *Payload
+	ctx     context.Context // the pipeline's, from the latest Next
+	err     error
 }
 
-// NewSource returns a Source reading it. report, if not nil, receives every
-// page's Outcome; it is called from the pipeline's goroutines, concurrently,
-// and must be safe for that. The caller still owns it and closes it.
-func NewSource(it linkgraph.LinkIterator, report func(Outcome)) *Source {
-	return &Source{it: it, report: report}
+// NewSource returns a Source handing out f's pages. report, if not nil,
+// receives every page's Outcome after the frontier's Done; it is called
+// from the pipeline's goroutines, concurrently, and must be safe for that.
+// starved, if not nil, is what f's Next may call while it waits (see
+// Frontier.Next).
+func NewSource(f Frontier, report func(Outcome), starved func()) *Source {
+	if starved == nil {
+		starved = func() {}
+	}
+	s := &Source{f: f, starved: starved}
+	s.report = func(o Outcome) {
+		f.Done(o)
+		if report != nil {
+			report(o)
+		}
+	}
+	return s
 }
 
 // Next implements pipeline.Source.
 func (s *Source) Next(ctx context.Context) bool {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || s.err != nil {
 		return false
 	}
 	s.ctx = ctx
-	if it, ok := s.it.(ContextIterator); ok {
-		return it.NextContext(ctx)
+	p, err := s.f.Next(ctx, s.starved)
+	if err != nil {
+		s.err = fmt.Errorf("crawler: frontier: %w", err)
+		return false
 	}
-	return s.it.Next()
+	s.cur = p
+	return p != nil
 }
 
-// Payload implements pipeline.Source.
+// Payload implements pipeline.Source: a page parked before keeps the
+// tracking it had; a new one is tracked from here on.
 func (s *Source) Payload() pipeline.Payload {
-	if r, ok := s.it.(ResumingIterator); ok {
-		if p := r.Resumed(); p != nil {
-			return p
+	p := s.cur
+	s.cur = nil
+	if p.track == nil {
+		ctx := s.ctx
+		if ctx == nil {
+			ctx = context.Background()
 		}
+		p.track = newTracker(ctx, s.report, s.f)
 	}
-	l := s.it.Link()
-	p := NewPayload(l.ID, l.URL, l.RetrievedAt)
-	p.ETag, p.LastModified = l.ETag, l.LastModified
-	if m, ok := s.it.(ModifiedIterator); ok {
-		p.ModifiedAt = m.ModifiedAt()
-	}
-	ctx := s.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	p.track = newTracker(ctx, s.report)
 	return p
 }
 
 // Error implements pipeline.Source.
-func (s *Source) Error() error { return s.it.Error() }
+func (s *Source) Error() error { return s.err }
 
 // Sink is a pipeline.Sink that counts the pages reaching the end of the
 // pipeline. A page from a Source counts once however many copies of it

@@ -17,7 +17,10 @@
 // names the setting ("Options.PerHost", "FetchOptions.Workers"), which
 // Options.Check reports before any store is opened.
 //
-// The engine owns what makes a crawler out of package crawler's pipeline:
+// The engine owns what makes a crawler out of package crawler's pipeline,
+// and gives it to the crawler through the one contract the crawler
+// declares, crawler.Frontier (feed.go: each of its seven methods hands
+// over to one part of the run):
 //
 //   - the frontier: links queued per host, shallowest first (priority
 //     levels by depth), each queued once per run; in memory up to
@@ -27,8 +30,9 @@
 //     claims is its seen-set, a hash of each, 11 to 21 bytes a link up to
 //     Options.MaxSeen, and the referrers it keeps if Options.Referrers
 //     asks for them);
-//   - discovery: the links a crawled page vouches for (its stored edges, so
-//     rel="nofollow" is respected) join the frontier if they are in scope;
+//   - discovery: the links a crawled page follows (Frontier.Found, once the
+//     graph has stored them; rel="nofollow" links are not among them) join
+//     the frontier if they are in scope;
 //   - scope: the seeds' hosts by default, or registrable domains,
 //     include/exclude patterns, a filter function, a maximum depth;
 //   - robots.txt, fetched once per host before any of its pages, retried

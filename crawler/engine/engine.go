@@ -88,16 +88,16 @@ func (s *Summary) FailedSeeds() []crawler.Outcome {
 
 // Run is a crawl started by Engine.Start.
 type Run struct {
-	opts     Options
-	cutoff   time.Time
-	scope    *scope.Scope
-	stats    *runStats
-	frontier *frontier
-	graph    *discoveringGraph
-	runCtx   context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup // robots.txt fetches, the shared work's manager
-	done     chan struct{}
+	opts      Options
+	cutoff    time.Time
+	scope     *scope.Scope
+	stats     *runStats
+	frontier  *frontier
+	discovery *discovery
+	runCtx    context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // robots.txt fetches, the shared work's manager
+	done      chan struct{}
 
 	mu       sync.Mutex // guards seedIDs, seedOuts and stopped
 	seedIDs  map[uuid.UUID]bool
@@ -165,11 +165,11 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 			f.robots.share = f.shared.saveRobots
 		}
 	}
-	r.graph = newDiscoveringGraph(o.Graph, r)
+	r.discovery = newDiscovery(r)
 	fail := func(err error) (*Run, error) {
 		cancel()
 		r.wg.Wait()
-		_ = f.Close()
+		_ = f.close()
 		if f.shared != nil {
 			_ = f.shared.close()
 		}
@@ -193,10 +193,10 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	}
 	go func() {
 		defer close(r.done)
-		_, err := c.Crawl(runCtx, f)
+		_, err := c.CrawlFrom(runCtx, feed{r})
 		cancel()
 		r.wg.Wait()
-		if cerr := f.Close(); cerr != nil {
+		if cerr := f.close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("engine: frontier: %w", cerr))
 		}
 		if f.shared != nil {
@@ -218,36 +218,18 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 func (r *Run) ctx() context.Context { return r.runCtx }
 
 // crawlerConfig is the crawler's configuration for the run: the fetch
-// settings as they are, the run's stores, flush, scheduler and gates.
+// settings as they are, and the run's stores. Everything else of the run
+// reaches the crawler through its Frontier contract (feed).
 func (r *Run) crawlerConfig() crawler.Config {
 	o := r.opts
-	cfg := crawler.Config{
+	return crawler.Config{
 		FetchOptions:    o.FetchOptions,
-		Graph:           r.graph,
+		Graph:           o.Graph,
 		Index:           o.Index,
 		StoreBatchSize:  o.StoreBatchSize,
 		StoreBatchDelay: o.StoreBatchDelay,
-		StoreFlush:      r.frontier.storeFlush,
 		Processors:      o.Processors,
-		Scheduler:       r.frontier,
-		OnOutcome:       r.outcome,
 	}
-	// The frontier queues only links in scope; the gate applies the scope
-	// to redirect targets too.
-	scopeGate, _ := crawler.NewScopeGate(r.scope)
-	cfg.Gates = append(cfg.Gates, scopeGate)
-	if r.frontier.shared != nil {
-		// Before robots.txt: a host this process does not hold gets no
-		// request from it, robots.txt included.
-		cfg.Gates = append(cfg.Gates, sharedRedirectGate{r})
-	}
-	if r.frontier.robots != nil {
-		cfg.Gates = append(cfg.Gates, r.frontier.robots)
-	}
-	// Last, so that a redirect target is claimed only once every other
-	// check has let it through.
-	cfg.Gates = append(cfg.Gates, r.frontier)
-	return cfg
 }
 
 // outcome receives every page's outcome.
@@ -445,7 +427,7 @@ func (r *Run) Progress() Progress {
 
 // Referrers returns up to Options.Referrers pages seen linking to the link
 // id in this run.
-func (r *Run) Referrers(id uuid.UUID) []uuid.UUID { return r.graph.referrersOf(id) }
+func (r *Run) Referrers(id uuid.UUID) []uuid.UUID { return r.discovery.referrersOf(id) }
 
 // schemeless reports whether s looks like a URL written without its
 // scheme: "example.com/docs", "127.0.0.1:8080/", "localhost:8080".

@@ -48,28 +48,25 @@ type leaseEntry struct {
 	started bool
 }
 
-// frontier is the queue of a run. It is the link iterator the crawler's
-// source reads (NextContext blocks until a page's host can take a request
-// and reports the end once nothing is queued or in flight, since only a
-// page in flight can add links), and the crawler's RequestScheduler: every
-// request of the crawl is started through Begin, and a page that must wait
-// comes back through Park.
+// frontier is the queue of a run and its per-host pacing: next hands out
+// pages (it blocks until a page's host can take a request, and reports the
+// end once nothing is queued or in flight, since only a page in flight can
+// add links), every request of the crawl is started through begin, and a
+// page that must wait comes back through park. The run's feed puts it
+// behind the crawler's Frontier contract.
 //
 // The slot a page is handed out with is held for the page's first request
 // (Begin starts it, and the host's delay runs from then); any further
 // request (a redirect hop, a retry) takes a fresh slot or parks the page.
 type frontier struct {
-	ctx context.Context // the run's; ends pushes and waits
-	// storeFlush asks the crawler to write the store batches it is
-	// gathering (see askForLinksLocked).
-	storeFlush chan struct{}
-	sched      *politeness.Scheduler[item]
-	graph      Graph
-	cutoff     time.Time
-	maxPages   int
-	maxQueued  int
-	robots     *robotsTable   // nil: robots.txt ignored
-	sitemaps   *sitemapReader // nil: sitemaps ignored
+	ctx       context.Context // the run's; ends pushes and waits
+	sched     *politeness.Scheduler[item]
+	graph     Graph
+	cutoff    time.Time
+	maxPages  int
+	maxQueued int
+	robots    *robotsTable   // nil: robots.txt ignored
+	sitemaps  *sitemapReader // nil: sitemaps ignored
 	// shared, in a crawl shared with other processes, is where links go
 	// and come from: a link found is queued there, and the frontier holds
 	// only the links of the hosts this process has leased.
@@ -95,8 +92,7 @@ type frontier struct {
 	// sitemapsPending counts the hosts whose sitemaps are being read: the
 	// crawl is not over while one may still queue links.
 	sitemapsPending int
-	cur             item
-	// interruptWait, while NextContext waits in the scheduler, ends that
+	// interruptWait, while next waits in the scheduler, ends that
 	// wait when the crawl may be over (nothing queued or in flight) or is
 	// stopped.
 	interruptWait context.CancelFunc
@@ -119,17 +115,16 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		return nil, fmt.Errorf("engine: frontier: %w", err)
 	}
 	return &frontier{
-		ctx:        ctx,
-		storeFlush: make(chan struct{}, crawler.DefaultGraphWriters),
-		sched:      sched,
-		graph:      o.Graph,
-		cutoff:     cutoff,
-		maxPages:   o.MaxPages,
-		maxQueued:  o.MaxQueued,
-		seen:       newSeenSet(o.MaxSeen),
-		spill:      newSpill(o.SpillDir, depthLevels),
-		leases:     make(map[uuid.UUID]*leaseEntry),
-		depth:      make(map[uuid.UUID]int),
+		ctx:       ctx,
+		sched:     sched,
+		graph:     o.Graph,
+		cutoff:    cutoff,
+		maxPages:  o.MaxPages,
+		maxQueued: o.MaxQueued,
+		seen:      newSeenSet(o.MaxSeen),
+		spill:     newSpill(o.SpillDir, depthLevels),
+		leases:    make(map[uuid.UUID]*leaseEntry),
+		depth:     make(map[uuid.UUID]int),
 
 		lateLastMods: make(map[uuid.UUID]time.Time),
 	}, nil
@@ -232,19 +227,6 @@ func (f *frontier) claim(url string) bool {
 	return f.seen.add(url)
 }
 
-// Admit implements crawler.Gate: a page's own URL was claimed when it was
-// queued.
-func (f *frontier) Admit(context.Context, *url.URL) error { return nil }
-
-// AdmitRedirect implements crawler.RedirectGate: a redirect target already
-// claimed in this run is not fetched again through the redirect.
-func (f *frontier) AdmitRedirect(_ context.Context, u *url.URL) error {
-	if !f.claim(u.String()) {
-		return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, which this crawl fetches on its own", u))
-	}
-	return nil
-}
-
 // depthOf returns the depth at which a page in flight was handed out.
 func (f *frontier) depthOf(id uuid.UUID) (int, bool) {
 	f.mu.Lock()
@@ -261,8 +243,9 @@ func (f *frontier) sitemapsDone() {
 	f.wakeIfOverLocked()
 }
 
-// Begin implements crawler.RequestScheduler.
-func (f *frontier) Begin(id uuid.UUID, host string) (func(), bool) {
+// begin is asked right before a request of the page id to host: it starts
+// the page's own slot for its first request, or takes a fresh one.
+func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
 	if f.shared != nil && !f.shared.mayStart(host) {
 		return nil, false
 	}
@@ -279,8 +262,8 @@ func (f *frontier) Begin(id uuid.UUID, host string) (func(), bool) {
 	return release, ok
 }
 
-// Park implements crawler.RequestScheduler.
-func (f *frontier) Park(p *crawler.Payload, host string, notBefore time.Time) {
+// park takes back a page whose next request to host must wait.
+func (f *frontier) park(p *crawler.Payload, host string, notBefore time.Time) {
 	if f.shared != nil {
 		switch {
 		case !f.shared.holds(host):
@@ -361,7 +344,7 @@ func (f *frontier) overLocked() bool {
 	return f.queued == 0 && f.inFlight == 0 && f.spill.len() == 0 && f.sitemapsPending == 0
 }
 
-// wakeIfOverLocked ends a waiting NextContext when there may be nothing
+// wakeIfOverLocked ends a waiting next when there may be nothing
 // more to hand out. f.mu must be held.
 func (f *frontier) wakeIfOverLocked() {
 	if f.interruptWait != nil && (f.stopped || f.overLocked()) {
@@ -377,31 +360,33 @@ func (f *frontier) stats() (queued, inFlight int) {
 	return f.linksQueued + f.spill.len() + f.left, f.inFlight
 }
 
-// Next implements linkgraph.LinkIterator; the crawler calls NextContext.
-func (f *frontier) Next() bool { return f.NextContext(f.ctx) }
-
-// NextContext implements crawler.ContextIterator.
-func (f *frontier) NextContext(ctx context.Context) bool {
+// next hands out the next page to fetch (see crawler.Frontier.Next): a
+// parked page, or a new one for a link whose host can take a request. It
+// returns nil once nothing is left, the run stopped, or ctx ended. While it
+// waits with nothing queued and pages in flight it calls starved: the next
+// pages may be links of pages waiting in the crawler's store batches.
+func (f *frontier) next(ctx context.Context, starved func()) *crawler.Payload {
 	for {
 		f.mu.Lock()
 		if err := f.refillLocked(); err != nil {
 			f.mu.Unlock()
-			return false
+			return nil
 		}
 		if f.overLocked() {
 			stopped := f.stopped
 			f.mu.Unlock()
 			if stopped || f.refill == nil || !f.refill(ctx) {
-				return false
+				return nil
 			}
 			continue
 		}
-		if f.queued == 0 && f.inFlight > 0 {
-			f.askForLinksLocked()
-		}
+		starving := f.queued == 0 && f.inFlight > 0
 		waitCtx, cancel := context.WithCancel(ctx)
 		f.interruptWait = cancel
 		f.mu.Unlock()
+		if starving {
+			starved()
+		}
 
 		lease, err := f.sched.Next(waitCtx)
 
@@ -411,7 +396,7 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		if err != nil {
 			f.mu.Unlock()
 			if ctx.Err() != nil || errors.Is(err, politeness.ErrClosed) {
-				return false
+				return nil
 			}
 			continue // woken: the crawl may be over, or stopped
 		}
@@ -420,9 +405,8 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 		if it.parked != nil {
 			f.parkedQueued--
 			f.leases[it.parked.LinkID] = &leaseEntry{lease: lease}
-			f.cur = it
 			f.mu.Unlock()
-			return true
+			return it.parked
 		}
 		f.linksQueued--
 		if f.shared != nil {
@@ -469,28 +453,14 @@ func (f *frontier) NextContext(ctx context.Context) bool {
 				it.lastMod = late
 			}
 		}
-		f.cur = it
 		if f.maxPages > 0 && f.handed >= f.maxPages {
 			f.stopLocked()
 		}
 		f.mu.Unlock()
-		return true
-	}
-}
-
-// askForLinksLocked asks the crawler's store stage for the batches it
-// holds (crawler.Config.StoreFlush): with nothing to hand out and pages in
-// flight, the next pages to fetch may be links of pages waiting there for
-// more pages to share their write, and a batch that waits then only
-// keeps the workers idle. A value per store worker; those not taken yet
-// stand. f.mu must be held.
-func (f *frontier) askForLinksLocked() {
-	for {
-		select {
-		case f.storeFlush <- struct{}{}:
-		default:
-			return
-		}
+		l := it.link
+		p := crawler.NewPayload(l.ID, l.URL, l.RetrievedAt)
+		p.ETag, p.LastModified, p.ModifiedAt = l.ETag, l.LastModified, it.lastMod
+		return p
 	}
 }
 
@@ -501,44 +471,9 @@ func (f *frontier) retrievedSince(id uuid.UUID) bool {
 	return err == nil && !l.RetrievedAt.Before(f.cutoff)
 }
 
-// Link implements linkgraph.LinkIterator.
-func (f *frontier) Link() *linkgraph.Link {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cur.parked != nil {
-		p := f.cur.parked
-		return &linkgraph.Link{ID: p.LinkID, URL: p.URL, RetrievedAt: p.RetrievedAt}
-	}
-	l := f.cur.link
-	return &l
-}
-
-// ModifiedAt implements crawler.ModifiedIterator: the sitemap lastmod of
-// the link handed out, if it has one.
-func (f *frontier) ModifiedAt() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cur.parked != nil {
-		return time.Time{} // its payload has kept it
-	}
-	return f.cur.lastMod
-}
-
-// Resumed implements crawler.ResumingIterator.
-func (f *frontier) Resumed() *crawler.Payload {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	p := f.cur.parked
-	f.cur.parked = nil
-	return p
-}
-
-// Error implements linkgraph.LinkIterator.
-func (f *frontier) Error() error { return nil }
-
-// Close implements linkgraph.LinkIterator: it releases the scheduler and
-// the spill file, and reports the pages still parked as cancelled.
-func (f *frontier) Close() error {
+// close releases the scheduler and the spill file, and reports the pages
+// still parked as cancelled.
+func (f *frontier) close() error {
 	f.sched.Close()
 	f.mu.Lock()
 	f.stopped = true

@@ -41,9 +41,12 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 			}
 		}
 		var depths []int
-		for len(depths) < 6 && f.Next() {
-			l := f.Link()
-			d, _ := f.depthOf(l.ID)
+		for len(depths) < 6 {
+			p := f.next(context.Background(), func() {})
+			if p == nil {
+				break
+			}
+			d, _ := f.depthOf(p.LinkID)
 			depths = append(depths, d)
 		}
 		// Spilled links come back shallowest first as the queue drains
@@ -55,7 +58,7 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 		if !slices.Equal(depths, want) {
 			t.Errorf("MaxQueued %d: depths handed out %v, want %v", maxQueued, depths, want)
 		}
-		f.Close()
+		f.close()
 	}
 }
 
@@ -78,16 +81,17 @@ func TestFrontierKeepsSitemapLastMod(t *testing.T) {
 			}
 		}
 		for range 3 {
-			if !f.NextContext(context.Background()) {
+			p := f.next(context.Background(), func() {})
+			if p == nil {
 				t.Fatal("frontier ended early")
 			}
-			id := f.Link().ID
-			if got := f.ModifiedAt(); !got.Equal(want[id]) {
+			id := p.LinkID
+			if got := p.ModifiedAt; !got.Equal(want[id]) {
 				t.Errorf("MaxQueued %d: ModifiedAt = %v, want %v", maxQueued, got, want[id])
 			}
 			f.done(id)
 		}
-		if err := f.Close(); err != nil {
+		if err := f.close(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +102,7 @@ func TestFrontierKeepsSitemapLastMod(t *testing.T) {
 // page its lastmod when it is handed out.
 func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
 	f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100, SpillDir: t.TempDir()})
-	defer f.Close()
+	defer f.close()
 	l := linkgraph.Link{ID: uuid.New(), URL: "http://h/page"}
 	if ok, err := f.add(l, 0); !ok || err != nil {
 		t.Fatalf("link not queued: %v", err)
@@ -107,43 +111,46 @@ func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
 	if ok, _ := f.addListed(l, 1, mod); ok {
 		t.Fatal("a link listed again was queued twice")
 	}
-	if !f.NextContext(context.Background()) || f.Link().ID != l.ID {
+	p := f.next(context.Background(), func() {})
+	if p == nil || p.LinkID != l.ID {
 		t.Fatal("the link was not handed out")
 	}
-	if got := f.ModifiedAt(); !got.Equal(mod) {
+	if got := p.ModifiedAt; !got.Equal(mod) {
 		t.Errorf("ModifiedAt = %v, want the sitemap's %v", got, mod)
 	}
 	f.done(l.ID)
 }
 
 // A frontier with nothing to hand out while pages are in flight asks the
-// crawler for the store batches it holds (crawler.Config.StoreFlush), a
-// value per store worker; one with links queued, or nothing in flight,
+// crawler for the store batches it holds (starved: see
+// crawler.Frontier.Next); one with links queued, or nothing in flight,
 // does not.
 func TestFrontierAsksForHeldLinksWhenDry(t *testing.T) {
 	f := testFrontier(t, Options{Graph: memory.New(), PerHost: 100})
-	defer f.Close()
-	if f.NextContext(context.Background()) || len(f.storeFlush) != 0 {
-		t.Fatalf("an empty frontier handed a link out or asked for %d flushes", len(f.storeFlush))
+	defer f.close()
+	asked := 0
+	starved := func() { asked++ }
+	if f.next(context.Background(), starved) != nil || asked != 0 {
+		t.Fatalf("an empty frontier handed a link out or asked for %d flushes", asked)
 	}
 	for i := range 2 {
 		if ok, err := f.add(linkgraph.Link{ID: uuid.New(), URL: "http://h/" + strconv.Itoa(i)}, 0); !ok || err != nil {
 			t.Fatalf("link %d not queued: %v", i, err)
 		}
 	}
-	if !f.Next() || len(f.storeFlush) != 0 {
-		t.Fatalf("first link: asked for %d flushes with a link still queued", len(f.storeFlush))
+	if f.next(context.Background(), starved) == nil || asked != 0 {
+		t.Fatalf("first link: asked for %d flushes with a link still queued", asked)
 	}
-	if !f.Next() {
+	if f.next(context.Background(), starved) == nil {
 		t.Fatal("second link not handed out")
 	}
 	// Both in flight, nothing queued: the next wait asks.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if f.NextContext(ctx) {
+	if f.next(ctx, starved) != nil {
 		t.Fatal("a link handed out from an empty frontier")
 	}
-	if n := len(f.storeFlush); n != cap(f.storeFlush) || n < 1 {
-		t.Errorf("asked for %d flushes, want one per store worker (%d)", n, cap(f.storeFlush))
+	if asked < 1 {
+		t.Errorf("asked for %d flushes, want at least one", asked)
 	}
 }

@@ -53,7 +53,7 @@ func TestLinkIDs(t *testing.T) {
 // links each, starting over empty once full, they held 45 MiB here and
 // forgot the home page's link after 262,143 others.
 func TestKnownLinksBounded(t *testing.T) {
-	g := newDiscoveringGraph(nil, nil)
+	g := newDiscovery(nil)
 	home, homeID := "https://www.example.com/", uuid.New()
 	g.knowLink(home, homeID)
 	id := uuid.New()
@@ -62,7 +62,7 @@ func TestKnownLinksBounded(t *testing.T) {
 	for i := range n {
 		g.knowLink(fmt.Sprintf("https://www.example.com/section/article-%09d.html", i), id)
 		g.leaveOut(fmt.Sprintf("https://elsewhere.example.org/section/page-%09d.html", i), id)
-		if got, ok := g.KnownLinkID(home); !ok || got != homeID {
+		if got, ok := g.knownLinkID(home); !ok || got != homeID {
 			t.Fatalf("the home page's link forgotten after %d links", i)
 		}
 	}

@@ -132,11 +132,11 @@ func (t *robotsTable) wait(u *url.URL) (*robotsEntry, error) {
 	}
 }
 
-// Admit implements crawler.Gate without ever waiting: a URL whose origin's
-// robots.txt is not known yet is answered with crawler.ErrNotReady, and
-// the fetch stage parks the page under its host, which stays paused until
-// the file is known.
-func (t *robotsTable) Admit(_ context.Context, u *url.URL) error {
+// admit decides about u by its origin's robots.txt, without ever waiting:
+// a URL whose origin's robots.txt is not known yet is answered with
+// crawler.ErrNotReady, and the fetch stage parks the page under its host,
+// which stays paused until the file is known.
+func (t *robotsTable) admit(u *url.URL) error {
 	if u.EscapedPath() == "/robots.txt" {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -845,35 +844,4 @@ func (s *sharedSource) saveRobots(host string, rc workqueue.Robots) {
 	if err := s.q.SaveRobots(ctx, host, rc); err != nil {
 		slog.Warn("shared crawl: saving robots.txt", "host", host, "err", err)
 	}
-}
-
-// sharedRedirectGate keeps a redirect from sending a request to a host
-// this process does not hold: the target is queued for its host's owner
-// instead, and the redirecting page is skipped as a duplicate, as it is
-// when the target is crawled on its own in a run of one process.
-type sharedRedirectGate struct{ r *Run }
-
-// Admit implements crawler.Gate: a page's own host is held.
-func (g sharedRedirectGate) Admit(context.Context, *url.URL) error { return nil }
-
-// AdmitRedirect implements crawler.RedirectGate.
-func (g sharedRedirectGate) AdmitRedirect(ctx context.Context, u *url.URL) error {
-	f := g.r.frontier
-	if f.shared.holds(u.Host) {
-		return nil
-	}
-	if !f.claim(u.String()) {
-		return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, which this crawl fetches on its own", u))
-	}
-	l := &linkgraph.Link{URL: u.String()}
-	if err := g.r.opts.Graph.UpsertLinks([]*linkgraph.Link{l}); err != nil {
-		return fmt.Errorf("engine: store redirect target: %w", err)
-	}
-	if l.RetrievedAt.Before(g.r.cutoff) {
-		f.shared.enqueue(*l, u.Host, 0)
-		if err := f.shared.flushEnqueued(ctx); err != nil {
-			return err
-		}
-	}
-	return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, queued for the process that holds %s", u, u.Host))
 }
