@@ -32,7 +32,6 @@ type bfsFrontier struct {
 	claimed  map[string]uuid.UUID
 	busy     map[string]bool
 	inFlight int
-	maxBusy  int // the most requests seen in flight to one host
 	wake     chan struct{}
 }
 
