@@ -123,10 +123,10 @@ type Config struct {
 
 	// Gates, if set, are asked in order, before each request and after the
 	// built-in checks, whether the URL may be fetched; the first error stops
-	// the page (see Gate). They are where robots.txt, scope and similar
-	// policies plug in: package engine's crawl obeys robots.txt through
-	// one of its own; a crawl without it can build one on robots.Fetch
-	// and Rules.AllowedURL, and on ScopeGate for a scope.
+	// the page (see Gate). They are where a Crawl's own policies plug in
+	// (package engine's crawl applies its scope and robots.txt in its
+	// Frontier's Admit instead): a gate can be built on robots.Fetch and
+	// Rules.AllowedURL, or be a ScopeGate for a scope.
 	Gates []Gate
 
 	// Processors receive every crawled page beside the graph updater and

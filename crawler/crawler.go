@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -204,14 +203,13 @@ func (c *Crawler) CrawlFrom(ctx context.Context, f Frontier) (int, error) {
 		defer c.idle.CloseIdleConnections()
 	}
 	sink := new(Sink)
-	var hook outcomeHook
-	report := c.cfg.OnOutcome
-	if report != nil {
-		hook.fn = report
-		report = hook.call
+	src := NewSource(f, c.cfg.OnOutcome, c.starved)
+	err := c.pipeline.Process(ctx, src, sink)
+	if err == nil {
+		// The last pages are reported after the pipeline last asked the
+		// source: a panic in their reporting shows now.
+		err = src.hook.err()
 	}
-	err := c.pipeline.Process(ctx, NewSource(f, report, c.starved), sink)
-	err = errors.Join(err, hook.err())
 	if err != nil {
 		return sink.Count(), fmt.Errorf("crawler: crawl: %w", err)
 	}
@@ -230,9 +228,10 @@ func (c *Crawler) starved() {
 	}
 }
 
-// outcomeHook calls Config.OnOutcome with a recover: it runs when a page's
-// last copy is marked processed, outside the pipeline's own recovery, and a
-// panic there must not take the process down. The first panic is kept as
+// outcomeHook calls a page's reporting (a Frontier's Done, Config.OnOutcome)
+// with a recover: it runs when a page's last copy is marked processed,
+// outside the pipeline's own recovery, and a panic there must not take the
+// process down. The first panic is kept as
 // the crawl's error (a *pipeline.PanicError); the crawl goes on.
 type outcomeHook struct {
 	fn    func(Outcome)

@@ -65,9 +65,8 @@
 //
 // Apart from the Frontier, the crawler's collaborators are small required
 // interfaces (URLGetter, PrivateNetworkDetector, Graph, Indexer), and the
-// crawler looks for four optional capabilities on them, once, when a
-// crawler is built; each makes the crawl faster or safer, and each has its
-// fallback:
+// crawler looks for four optional capabilities on them, where it uses
+// them; each makes the crawl faster or safer, and each has its fallback:
 //
 //	EdgeRefresher     on the Graph (every linkgraph backend): conditional
 //	                  requests on recrawls; without it every page is
@@ -80,7 +79,8 @@
 //	                  checked
 //	Control           on the PrivateNetworkDetector (a dial-time guard, as
 //	                  *privnet.Detector has): the default URLGetter checks
-//	                  dialled addresses with it; without it privnet.New()'s
+//	                  dialled addresses with it; without it, with the guard
+//	                  of privnet.New(), which allows no private network
 //
 // A recrawl is conditional: a page's validators from the graph (its last
 // ETag and Last-Modified) go with the request for its own URL, and a 304

@@ -119,7 +119,7 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 		p.skip(ReasonInvalidURL, err)
 		return false
 	}
-	reason, err := f.check(ctx, p, u)
+	reason, err := f.check(ctx, p, u, false)
 	if reason != ReasonCrawled {
 		if p.frontier() != nil && errors.Is(err, ErrNotReady) {
 			f.park(p, u.Host, time.Time{})
@@ -132,11 +132,11 @@ func (f *Fetcher) admit(ctx context.Context, p *Payload) bool {
 	return true
 }
 
-// check decides whether p may be requested at u, its own URL or the
-// target of a redirect: the crawler's own checks, then Config.Gates, then
-// the page's frontier. It returns ReasonCrawled if so, otherwise the
+// check decides whether p may be requested at u, its own URL or (redirect)
+// the target of a redirect: the crawler's own checks, then Config.Gates,
+// then the page's frontier. It returns ReasonCrawled if so, otherwise the
 // reason to report and the error behind it, if any.
-func (f *Fetcher) check(ctx context.Context, p *Payload, u *url.URL) (Reason, error) {
+func (f *Fetcher) check(ctx context.Context, p *Payload, u *url.URL, redirect bool) (Reason, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return ReasonInvalidURL, fmt.Errorf("crawler: %q is not an absolute http(s) URL", u.Redacted())
 	}
@@ -156,7 +156,7 @@ func (f *Fetcher) check(ctx context.Context, p *Payload, u *url.URL) (Reason, er
 		}
 	}
 	if fr := p.frontier(); fr != nil {
-		if err := fr.Admit(ctx, p, u); err != nil {
+		if err := fr.Admit(ctx, p, u, redirect); err != nil {
 			return reasonOf(err, ReasonGate), err
 		}
 	}
@@ -253,8 +253,8 @@ func (f *Fetcher) unchangedBySite(p *Payload) bool {
 // cannot decide about a URL yet, for instance because its host's
 // robots.txt is still being fetched. The page is parked with its Frontier
 // under the URL's host and tried again when the frontier hands it back; a
-// page without a frontier (see Payload.frontier) is skipped with
-// ReasonGate.
+// LinkFrontier, which has nothing to wait for, and a page without a
+// frontier (see Payload.frontier) skip it with ReasonGate.
 var ErrNotReady = errors.New("crawler: gate not ready for this host yet")
 
 // fetchState is how far a page's fetch has got, kept on the payload so

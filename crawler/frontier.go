@@ -48,14 +48,14 @@ type Frontier interface {
 	// there.
 	Next(ctx context.Context, starved func()) (*Payload, error)
 
-	// Admit decides whether p may be fetched at u: p's own URL, or the
-	// target of a redirect p followed (which a frontier that fetches
-	// each URL once claims here, refusing one claimed before with
-	// ReasonDuplicate). It returns nil to go ahead, an error wrapping
+	// Admit decides whether p may be fetched at u: p's own URL, or, with
+	// redirect set, the target of a redirect p followed (which a frontier
+	// that fetches each URL once claims here, refusing one claimed before
+	// with ReasonDuplicate). It returns nil to go ahead, an error wrapping
 	// ErrNotReady when it cannot decide yet (the page is parked under u's
 	// host until it can), or an error that skips the page, with the
 	// Reason of a *SkipError (see Skip) or ReasonGate.
-	Admit(ctx context.Context, p *Payload, u *url.URL) error
+	Admit(ctx context.Context, p *Payload, u *url.URL, redirect bool) error
 
 	// Begin is called right before a request of p is sent to host (a
 	// URL's Host, with the port if any). It returns end, to be called once
@@ -82,8 +82,8 @@ type Frontier interface {
 
 	// Found reports pages stored in the graph, each with the links it
 	// follows, before the edges to them are written: links to crawl
-	// next. The slices are the crawler's, valid during the call only. An
-	// error stops the crawl.
+	// next. The slices, and the pages, are the crawler's, valid during
+	// the call only. An error stops the crawl.
 	Found(ctx context.Context, found []Found) error
 
 	// Done reports the outcome of a page Next handed out, once, when its

@@ -79,8 +79,8 @@ func (f *bfsFrontier) Next(ctx context.Context, starved func()) (*crawler.Payloa
 	}
 }
 
-func (f *bfsFrontier) Admit(_ context.Context, p *crawler.Payload, u *url.URL) error {
-	if u.String() == p.URL {
+func (f *bfsFrontier) Admit(_ context.Context, _ *crawler.Payload, u *url.URL, redirect bool) error {
+	if !redirect {
 		return nil
 	}
 	f.mu.Lock()

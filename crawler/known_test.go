@@ -39,10 +39,10 @@ func (f *knowingFrontier) Next(context.Context, func()) (*crawler.Payload, error
 	f.pages = f.pages[1:]
 	return p, nil
 }
-func (f *knowingFrontier) Admit(context.Context, *crawler.Payload, *url.URL) error { return nil }
-func (f *knowingFrontier) Begin(*crawler.Payload, string) (func(), bool)           { return func() {}, true }
-func (f *knowingFrontier) Park(*crawler.Payload, string, time.Time)                {}
-func (f *knowingFrontier) Done(crawler.Outcome)                                    {}
+func (f *knowingFrontier) Admit(context.Context, *crawler.Payload, *url.URL, bool) error { return nil }
+func (f *knowingFrontier) Begin(*crawler.Payload, string) (func(), bool)                 { return func() {}, true }
+func (f *knowingFrontier) Park(*crawler.Payload, string, time.Time)                      {}
+func (f *knowingFrontier) Done(crawler.Outcome)                                          {}
 func (f *knowingFrontier) KnownLinkID(url string) (uuid.UUID, bool) {
 	id, ok := f.known[url]
 	return id, ok

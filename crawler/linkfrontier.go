@@ -3,6 +3,7 @@ package crawler
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"net/url"
 	"sync"
 	"time"
@@ -12,18 +13,15 @@ import (
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
-// notReadyPause is how long a page whose gate could not decide yet waits
-// in a LinkFrontier before its gate is asked again: such a gate has no
-// way to say when it will be ready.
-const notReadyPause = 100 * time.Millisecond
-
 // LinkFrontier is the Frontier of Crawl: it hands out the links of a
 // linkgraph.LinkIterator, each once, in the iterator's order. It paces
 // nothing (every request may start at once) and follows no link: a
 // caller who brings their own frontier gets one pass over their links.
-// A page parked by the fetch stage (a retry waiting for its backoff or
-// Retry-After, a gate not ready yet) is handed out again once it is due,
-// before any new link, so that no fetch worker sleeps.
+// A page parked by the fetch stage for a retry (its backoff or
+// Retry-After) is handed out again once it is due, before any new link, so
+// that no fetch worker sleeps; a page whose gate (Config.Gates) cannot
+// decide yet is skipped with ReasonGate, since nothing tells when it
+// could.
 //
 // Close reports the pages still parked, as cancelled; the caller keeps
 // ownership of the iterator and closes it.
@@ -106,16 +104,23 @@ func (f *LinkFrontier) Next(ctx context.Context, starved func()) (*Payload, erro
 
 // Admit implements Frontier: every URL may be fetched (Config.Gates are
 // where a Crawl's own policies go).
-func (f *LinkFrontier) Admit(context.Context, *Payload, *url.URL) error { return nil }
+func (f *LinkFrontier) Admit(context.Context, *Payload, *url.URL, bool) error { return nil }
 
 // Begin implements Frontier: every request may start at once.
 func (f *LinkFrontier) Begin(*Payload, string) (func(), bool) { return func() {}, true }
 
+// errGateNotReady is the detail of a page a LinkFrontier skips because a
+// gate could not decide about it.
+var errGateNotReady = fmt.Errorf("a gate could not decide about the URL: %w", ErrNotReady)
+
 // Park implements Frontier.
 func (f *LinkFrontier) Park(p *Payload, _ string, notBefore time.Time) {
 	if notBefore.IsZero() {
-		// Only a gate that is not ready parks a page without a time here.
-		notBefore = time.Now().Add(notReadyPause)
+		// Begin never refuses here: only a gate that cannot decide parks
+		// a page without a time.
+		p.skip(ReasonGate, errGateNotReady)
+		p.MarkAsProcessed()
+		return
 	}
 	f.mu.Lock()
 	heap.Push(&f.parked, parkedPage{p: p, due: notBefore})

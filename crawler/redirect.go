@@ -72,7 +72,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 				p.skip(ReasonInvalidURL, err)
 				return nil, stopped
 			}
-			if reason, err := f.check(ctx, p, u); reason != ReasonCrawled {
+			if reason, err := f.check(ctx, p, u, true); reason != ReasonCrawled {
 				if p.frontier() != nil && errors.Is(err, ErrNotReady) {
 					f.park(p, u.Host, time.Time{})
 					return nil, parked
@@ -112,7 +112,7 @@ func (f *Fetcher) follow(ctx, fctx context.Context, p *Payload) (*http.Response,
 			// The getter followed redirects itself: the hops in between
 			// went unchecked, but the page at least must pass.
 			final := res.Request.URL
-			if reason, err := f.check(ctx, p, final); reason != ReasonCrawled {
+			if reason, err := f.check(ctx, p, final, true); reason != ReasonCrawled {
 				drain(res.Body)
 				p.skip(reason, redirectError(final.String(), err))
 				return nil, stopped
@@ -173,7 +173,7 @@ func (f *Fetcher) nextHop(ctx context.Context, p *Payload, from, loc string) (st
 	if limit := max(f.opts.MaxRedirects, 0); len(chain) > limit {
 		return "", ReasonTooManyRedirects, fmt.Errorf("crawler: redirect to %q: stopped after %d redirects", next, limit)
 	}
-	if reason, err := f.check(ctx, p, u); reason != ReasonCrawled {
+	if reason, err := f.check(ctx, p, u, true); reason != ReasonCrawled {
 		return next, reason, redirectError(next, err)
 	}
 	return next, ReasonCrawled, nil

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -10,10 +11,12 @@ import (
 
 // Source is a pipeline.Source that hands out the pages of a Frontier as
 // tracked payloads: each page is reported once, to the frontier (Done) and
-// to the report function, when its last copy leaves the pipeline.
+// to the report function, when its last copy leaves the pipeline. A panic
+// in either is recovered: the page's outcome is still counted, and the
+// first panic is the Source's Error (as a *pipeline.PanicError).
 type Source struct {
 	f       Frontier
-	report  func(Outcome)
+	hook    outcomeHook
 	starved func()
 	cur     *Payload
 	ctx     context.Context // the pipeline's, from the latest Next
@@ -30,7 +33,7 @@ func NewSource(f Frontier, report func(Outcome), starved func()) *Source {
 		starved = func() {}
 	}
 	s := &Source{f: f, starved: starved}
-	s.report = func(o Outcome) {
+	s.hook.fn = func(o Outcome) {
 		f.Done(o)
 		if report != nil {
 			report(o)
@@ -64,13 +67,15 @@ func (s *Source) Payload() pipeline.Payload {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		p.track = newTracker(ctx, s.report, s.f)
+		p.track = newTracker(ctx, s.hook.call, s.f)
 	}
 	return p
 }
 
-// Error implements pipeline.Source.
-func (s *Source) Error() error { return s.err }
+// Error implements pipeline.Source: the frontier's error, or the first
+// panic of its Done or of report. (A page reported after the pipeline
+// last asked, as the last pages are, shows its panic here later.)
+func (s *Source) Error() error { return errors.Join(s.err, s.hook.err()) }
 
 // Sink is a pipeline.Sink that counts the pages reaching the end of the
 // pipeline. A page from a Source counts once however many copies of it

@@ -241,13 +241,15 @@ func (r *Run) outcome(out crawler.Outcome) {
 	}
 	r.mu.Unlock()
 	r.stats.record(out, seed)
-	if r.opts.OnOutcome != nil {
-		r.opts.OnOutcome(out)
-	}
 	if r.frontier.shared != nil {
 		r.frontier.shared.finished(out)
 	}
 	r.frontier.done(out.LinkID)
+	// The caller's, last: a panic there (recovered by the crawler, and
+	// the crawl's error) must not leave the page in flight.
+	if r.opts.OnOutcome != nil {
+		r.opts.OnOutcome(out)
+	}
 }
 
 // report reports the outcome of a URL that is not a page of the frontier

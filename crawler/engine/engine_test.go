@@ -396,3 +396,30 @@ func TestSeenSetOverflow(t *testing.T) {
 	}
 	site.fetchedOnce(t)
 }
+
+// A panic in the caller's OnOutcome neither takes the process down nor
+// leaves the run waiting for the page: the run ends with the panic as its
+// error.
+func TestOnOutcomePanicEndsRun(t *testing.T) {
+	site := exampleSite()
+	defer site.Close()
+	e, err := engine.New(engine.Options{
+		Graph:        memory.New(),
+		FetchOptions: crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		OnOutcome: func(o crawler.Outcome) {
+			if strings.HasSuffix(o.URL, "/a") {
+				panic("hook failed")
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = e.Run(ctx, site.URL+"/")
+	var pe *pipeline.PanicError
+	if !errors.As(err, &pe) || ctx.Err() != nil {
+		t.Fatalf("Run: %v (context %v), want the hook's panic, before the deadline", err, ctx.Err())
+	}
+}

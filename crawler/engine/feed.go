@@ -31,7 +31,7 @@ var _ crawler.Frontier = feed{}
 
 // Next implements crawler.Frontier.
 func (fd feed) Next(ctx context.Context, starved func()) (*crawler.Payload, error) {
-	return fd.r.frontier.next(ctx, starved), nil
+	return fd.r.frontier.next(ctx, starved)
 }
 
 // Admit implements crawler.Frontier: every URL must be in the run's scope
@@ -40,13 +40,12 @@ func (fd feed) Next(ctx context.Context, starved func()) (*crawler.Payload, erro
 // queued; a redirect's target must, in a shared crawl, be on a host this
 // process holds, and is then claimed, so that a page reached both through
 // a redirect and by a link of its own is fetched once.
-func (fd feed) Admit(ctx context.Context, p *crawler.Payload, u *url.URL) error {
+func (fd feed) Admit(ctx context.Context, _ *crawler.Payload, u *url.URL, redirect bool) error {
 	r := fd.r
 	if reason := r.scope.Check(u, 0); reason != scope.InScope {
 		return crawler.Skip(crawler.ReasonScope, fmt.Errorf("%w: %s", crawler.ErrOutOfScope, reason))
 	}
-	own := u.String() == p.URL
-	if s := r.frontier.shared; s != nil && !own && !s.holds(u.Host) {
+	if s := r.frontier.shared; s != nil && redirect && !s.holds(u.Host) {
 		// Before robots.txt: a host this process does not hold gets no
 		// request from it, robots.txt included.
 		return r.redirectElsewhere(ctx, u)
@@ -56,7 +55,7 @@ func (fd feed) Admit(ctx context.Context, p *crawler.Payload, u *url.URL) error 
 			return err
 		}
 	}
-	if !own && !r.frontier.claim(u.String()) {
+	if redirect && !r.frontier.claim(u.String()) {
 		return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, which this crawl fetches on its own", u))
 	}
 	return nil

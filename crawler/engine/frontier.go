@@ -362,21 +362,22 @@ func (f *frontier) stats() (queued, inFlight int) {
 
 // next hands out the next page to fetch (see crawler.Frontier.Next): a
 // parked page, or a new one for a link whose host can take a request. It
-// returns nil once nothing is left, the run stopped, or ctx ended. While it
-// waits with nothing queued and pages in flight it calls starved: the next
-// pages may be links of pages waiting in the crawler's store batches.
-func (f *frontier) next(ctx context.Context, starved func()) *crawler.Payload {
+// returns nil once nothing is left, the run stopped, or ctx ended, and an
+// error when links spilled to a file cannot be read back. While it waits
+// with nothing queued and pages in flight it calls starved: the next pages
+// may be links of pages waiting in the crawler's store batches.
+func (f *frontier) next(ctx context.Context, starved func()) (*crawler.Payload, error) {
 	for {
 		f.mu.Lock()
 		if err := f.refillLocked(); err != nil {
 			f.mu.Unlock()
-			return nil
+			return nil, fmt.Errorf("engine: frontier: read spilled links: %w", err)
 		}
 		if f.overLocked() {
 			stopped := f.stopped
 			f.mu.Unlock()
 			if stopped || f.refill == nil || !f.refill(ctx) {
-				return nil
+				return nil, nil
 			}
 			continue
 		}
@@ -396,7 +397,7 @@ func (f *frontier) next(ctx context.Context, starved func()) *crawler.Payload {
 		if err != nil {
 			f.mu.Unlock()
 			if ctx.Err() != nil || errors.Is(err, politeness.ErrClosed) {
-				return nil
+				return nil, nil
 			}
 			continue // woken: the crawl may be over, or stopped
 		}
@@ -406,7 +407,7 @@ func (f *frontier) next(ctx context.Context, starved func()) *crawler.Payload {
 			f.parkedQueued--
 			f.leases[it.parked.LinkID] = &leaseEntry{lease: lease}
 			f.mu.Unlock()
-			return it.parked
+			return it.parked, nil
 		}
 		f.linksQueued--
 		if f.shared != nil {
@@ -460,7 +461,7 @@ func (f *frontier) next(ctx context.Context, starved func()) *crawler.Payload {
 		l := it.link
 		p := crawler.NewPayload(l.ID, l.URL, l.RetrievedAt)
 		p.ETag, p.LastModified, p.ModifiedAt = l.ETag, l.LastModified, it.lastMod
-		return p
+		return p, nil
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
@@ -42,7 +43,7 @@ func TestFrontierHandsOutShallowestFirst(t *testing.T) {
 		}
 		var depths []int
 		for len(depths) < 6 {
-			p := f.next(context.Background(), func() {})
+			p, _ := f.next(context.Background(), func() {})
 			if p == nil {
 				break
 			}
@@ -81,7 +82,7 @@ func TestFrontierKeepsSitemapLastMod(t *testing.T) {
 			}
 		}
 		for range 3 {
-			p := f.next(context.Background(), func() {})
+			p, _ := f.next(context.Background(), func() {})
 			if p == nil {
 				t.Fatal("frontier ended early")
 			}
@@ -111,7 +112,7 @@ func TestFrontierTakesLateSitemapLastMod(t *testing.T) {
 	if ok, _ := f.addListed(l, 1, mod); ok {
 		t.Fatal("a link listed again was queued twice")
 	}
-	p := f.next(context.Background(), func() {})
+	p, _ := f.next(context.Background(), func() {})
 	if p == nil || p.LinkID != l.ID {
 		t.Fatal("the link was not handed out")
 	}
@@ -130,7 +131,7 @@ func TestFrontierAsksForHeldLinksWhenDry(t *testing.T) {
 	defer f.close()
 	asked := 0
 	starved := func() { asked++ }
-	if f.next(context.Background(), starved) != nil || asked != 0 {
+	if f.nextPage(t, context.Background(), starved) != nil || asked != 0 {
 		t.Fatalf("an empty frontier handed a link out or asked for %d flushes", asked)
 	}
 	for i := range 2 {
@@ -138,19 +139,29 @@ func TestFrontierAsksForHeldLinksWhenDry(t *testing.T) {
 			t.Fatalf("link %d not queued: %v", i, err)
 		}
 	}
-	if f.next(context.Background(), starved) == nil || asked != 0 {
+	if f.nextPage(t, context.Background(), starved) == nil || asked != 0 {
 		t.Fatalf("first link: asked for %d flushes with a link still queued", asked)
 	}
-	if f.next(context.Background(), starved) == nil {
+	if f.nextPage(t, context.Background(), starved) == nil {
 		t.Fatal("second link not handed out")
 	}
 	// Both in flight, nothing queued: the next wait asks.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if f.next(ctx, starved) != nil {
+	if f.nextPage(t, ctx, starved) != nil {
 		t.Fatal("a link handed out from an empty frontier")
 	}
 	if asked < 1 {
 		t.Errorf("asked for %d flushes, want at least one", asked)
 	}
+}
+
+// nextPage is next for a test, failing it on an error.
+func (f *frontier) nextPage(t *testing.T, ctx context.Context, starved func()) *crawler.Payload {
+	t.Helper()
+	p, err := f.next(ctx, starved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
