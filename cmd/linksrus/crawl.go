@@ -166,6 +166,7 @@ type crawlConfig struct {
 	opts         crawlOptions
 	seeds        []string
 	partition    partition
+	share        *engine.Partition // nil: the whole graph
 	detector     *privnet.Detector
 	domains      []string
 	perHost      int
@@ -210,6 +211,10 @@ func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	share, err := part.options(o.idleExit)
+	if err != nil {
+		return nil, err
+	}
 	allow, err := privnet.ParseAllowList(o.allowNets...)
 	if err != nil {
 		return nil, fmt.Errorf("--allow-net: %w", err)
@@ -225,6 +230,7 @@ func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 	cfg := &crawlConfig{
 		opts:         *o,
 		partition:    part,
+		share:        share,
 		detector:     privnet.New(allow...).WithDenied(deny...),
 		domains:      domains,
 		perHost:      o.perHost,
@@ -284,9 +290,7 @@ func (c *crawlConfig) engineOptions(st *stores, report *reportWriter, archive *w
 	if o.exclude != "" {
 		opts.Exclude = []string{o.exclude}
 	}
-	if c.partition.count > 1 {
-		opts.Partition = &engine.Partition{From: c.partition.from, To: c.partition.to, Idle: o.idleExit}
-	}
+	opts.Partition = c.share
 	if o.report != "" {
 		opts.Referrers = maxReferrers
 	}

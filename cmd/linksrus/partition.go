@@ -1,26 +1,23 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/google/uuid"
-	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/crawler/engine"
 )
 
-// partition is the share of the UUID space that one of N cooperating
-// processes crawls: the half-open range [from, to) in the byte order the
-// link graph iterates in, where a zero to means "to the end". The N ranges
-// of a split cover the space exactly once.
+// partition is --partition I/N: share I of the link graph that N
+// cooperating processes split between them (engine.Share does the
+// arithmetic).
 type partition struct {
 	index, count int
-	from, to     uuid.UUID
 }
 
 // parsePartition parses "I/N" (0 <= I < N); the empty string is the whole
-// space.
+// graph.
 func parsePartition(s string) (partition, error) {
 	if s == "" {
 		return partition{index: 0, count: 1}, nil
@@ -31,25 +28,15 @@ func parsePartition(s string) (partition, error) {
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
 		return partition{}, fmt.Errorf("partition %q: want I/N with 0 <= I < N, e.g. 0/3", s)
 	}
-	p := partition{index: i, count: n}
-	// Split on the first 64 bits; random (version 4) IDs spread evenly.
-	step := ^uint64(0)/uint64(n) + 1
-	if n == 1 {
-		return p, nil
-	}
-	binary.BigEndian.PutUint64(p.from[:8], uint64(i)*step)
-	if i < n-1 {
-		binary.BigEndian.PutUint64(p.to[:8], uint64(i+1)*step)
-	}
-	return p, nil
+	return partition{index: i, count: n}, nil
 }
 
-// contains reports whether id is in the partition.
-func (p partition) contains(id uuid.UUID) bool {
-	if linkgraph.CompareIDs(id, p.from) < 0 {
-		return false
+// options returns the engine's Partition for p, nil for the whole graph.
+func (p partition) options(idle time.Duration) (*engine.Partition, error) {
+	if p.count <= 1 {
+		return nil, nil
 	}
-	return p.to == uuid.Nil || linkgraph.CompareIDs(id, p.to) < 0
+	return engine.Share(p.index, p.count, idle)
 }
 
 func (p partition) String() string {

@@ -49,26 +49,6 @@ type Graph interface {
 	Links(fromID, toID uuid.UUID, retrievedBefore time.Time) (linkgraph.LinkIterator, error)
 }
 
-// Partition restricts a crawl to the links whose ID is in [From, To) (a
-// zero To: to the end), for processes that share one graph and split it
-// between them. A process whose share runs out waits up to Idle for the
-// others to discover links in it before it finishes.
-type Partition struct {
-	From, To uuid.UUID
-	Idle     time.Duration
-}
-
-// Contains reports whether id is in the partition.
-func (p *Partition) Contains(id uuid.UUID) bool {
-	if p == nil {
-		return true
-	}
-	if linkgraph.CompareIDs(id, p.From) < 0 {
-		return false
-	}
-	return p.To == uuid.Nil || linkgraph.CompareIDs(id, p.To) < 0
-}
-
 // Options configure an Engine. Only Graph is required; every other zero
 // field takes a polite default.
 type Options struct {
