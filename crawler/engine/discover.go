@@ -112,10 +112,7 @@ func (d *discovery) found(ctx context.Context, found []crawler.Found) error {
 			decided[l.ID] = final
 		}
 	}
-	if s := r.frontier.shared; s != nil {
-		return s.flushEnqueued(ctx)
-	}
-	return nil
+	return r.frontier.work.flush(ctx)
 }
 
 // refer records that src links to dst, for Options.Referrers.
@@ -163,7 +160,7 @@ func (d *discovery) follow(l linkgraph.Link, depth int) (bool, error) {
 		if reason == scope.SkipFilter || !d.leaveOut(l.URL, l.ID) {
 			r.stats.note("scope: " + reason.String())
 		}
-	case !r.opts.Partition.Contains(l.ID):
+	case !r.frontier.work.owns(l.ID):
 		// Another process's share; it finds the link in the graph.
 	default:
 		if _, err := r.frontier.add(l, depth); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
-	"github.com/linksrus/linksrus/internal/ctxtime"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -157,40 +155,26 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if !o.IgnoreSitemaps {
 		f.sitemaps = newSitemapReader(hf, r, f.robots)
 	}
-	if o.Shared != nil {
-		f.shared = newSharedSource(&o, f, cutoff)
-		f.refill = f.shared.refill
-		hf.allow = f.shared.mayStart
-		if f.robots != nil {
-			f.robots.share = f.shared.saveRobots
-		}
-	}
+	f.work = r.newWorkSource(hf)
 	r.discovery = newDiscovery(r)
 	fail := func(err error) (*Run, error) {
 		cancel()
 		r.wg.Wait()
 		_ = f.close()
-		if f.shared != nil {
-			_ = f.shared.close()
-		}
+		_ = f.work.close()
 		return nil, err
 	}
 	if err := r.seed(seedURLs); err != nil {
 		return fail(err)
 	}
-	if err := r.queueLeftovers(runCtx); err != nil {
+	if err := f.work.leftovers(runCtx); err != nil {
 		return fail(err)
-	}
-	if o.Partition != nil {
-		f.refill = r.partitionRefill
 	}
 	c, err := crawler.NewCrawler(r.crawlerConfig())
 	if err != nil {
 		return fail(err)
 	}
-	if f.shared != nil {
-		r.wg.Go(func() { f.shared.run(runCtx) })
-	}
+	r.wg.Go(func() { f.work.run(runCtx) })
 	go func() {
 		defer close(r.done)
 		_, err := c.CrawlFrom(runCtx, feed{r})
@@ -199,10 +183,8 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		if cerr := f.close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("engine: frontier: %w", cerr))
 		}
-		if f.shared != nil {
-			if serr := f.shared.close(); serr != nil {
-				err = errors.Join(err, fmt.Errorf("engine: shared queue: %w", serr))
-			}
+		if serr := f.work.close(); serr != nil {
+			err = errors.Join(err, fmt.Errorf("engine: shared queue: %w", serr))
 		}
 		if e.idle != nil {
 			// Keep-alive connections would outlive the run, goroutines
@@ -241,9 +223,7 @@ func (r *Run) outcome(out crawler.Outcome) {
 	}
 	r.mu.Unlock()
 	r.stats.record(out, seed)
-	if r.frontier.shared != nil {
-		r.frontier.shared.finished(out)
-	}
+	r.frontier.work.finished(out)
 	r.frontier.done(out.LinkID)
 	// The caller's, last: a panic there (recovered by the crawler, and
 	// the crawl's error) must not leave the page in flight.
@@ -274,7 +254,7 @@ func (r *Run) seed(seeds []*url.URL) error {
 		return fmt.Errorf("engine: store seeds: %w", err)
 	}
 	for i, l := range links {
-		if !l.RetrievedAt.Before(r.cutoff) || !r.opts.Partition.Contains(l.ID) {
+		if !l.RetrievedAt.Before(r.cutoff) || !r.frontier.work.owns(l.ID) {
 			continue
 		}
 		if reason := r.scope.Check(seeds[i], 0); reason != scope.InScope {
@@ -291,37 +271,12 @@ func (r *Run) seed(seeds []*url.URL) error {
 	return nil
 }
 
-// queueLeftovers queues what earlier runs left due. In a shared crawl the
-// shared queue holds it, and the graph is read only when that queue is
-// empty (a crawl starting over a graph made without one, or due again
-// under RecrawlAfter).
-func (r *Run) queueLeftovers(ctx context.Context) error {
-	s := r.frontier.shared
-	if s == nil {
-		_, err := r.queuePending()
-		return err
-	}
-	pending, err := s.q.Pending(ctx)
-	if err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	if !pending {
-		if _, err := r.queuePending(); err != nil {
-			return err
-		}
-	}
-	return s.flushEnqueued(ctx)
-}
-
-// queuePending queues the links of the run's share that are due and in
-// scope and were not queued in this run yet: what an interrupted run left,
-// or what is due again under RecrawlAfter. It returns how many it queued.
-// Depth is counted from them.
-func (r *Run) queuePending() (int, error) {
-	var from, to uuid.UUID
-	if p := r.opts.Partition; p != nil {
-		from, to = p.From, p.To
-	}
+// queuePending queues the links with IDs in [from, to) (a zero to: to
+// the end) that are due and in scope and were not queued in this run yet:
+// what an interrupted run left, or what is due again under RecrawlAfter.
+// It returns how many it queued. Depth is counted from them. It is the
+// work sources' scanFunc.
+func (r *Run) queuePending(from, to uuid.UUID) (int, error) {
 	it, err := r.opts.Graph.Links(from, to, r.cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("engine: list links to crawl: %w", err)
@@ -351,30 +306,6 @@ func (r *Run) queuePending() (int, error) {
 	return n, nil
 }
 
-// partitionRefill is the frontier's refill for a partitioned crawl: when
-// this process has nothing left, it polls the shared graph for links that
-// the other processes discovered in its share, and gives up after
-// Partition.Idle without any.
-func (r *Run) partitionRefill(ctx context.Context) bool {
-	const poll = 200 * time.Millisecond
-	deadline := time.Now().Add(r.opts.Partition.Idle)
-	for {
-		n, err := r.queuePending()
-		if err != nil {
-			slog.Warn("polling the graph for new links", "err", err)
-		}
-		if n > 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		if ctxtime.Sleep(ctx, poll) != nil {
-			return false
-		}
-	}
-}
-
 // finish computes the summary once the crawl is over.
 func (r *Run) finish(ctx context.Context, err error) {
 	f := r.frontier
@@ -388,11 +319,7 @@ func (r *Run) finish(ctx context.Context, err error) {
 	sum.Seeds = append([]crawler.Outcome(nil), r.seedOuts...)
 	r.mu.Unlock()
 	sum.Canceled = ctx.Err() != nil
-	if s := r.frontier.shared; s != nil {
-		if c, ok := s.q.(interface{ Queries() int64 }); ok {
-			sum.SharedQueries = c.Queries() - s.queriesAtStart
-		}
-	}
+	sum.SharedQueries = f.work.queries()
 	r.summary, r.crawlErr = sum, err
 }
 

@@ -45,7 +45,7 @@ func (fd feed) Admit(ctx context.Context, _ *crawler.Payload, u *url.URL, redire
 	if reason := r.scope.Check(u, 0); reason != scope.InScope {
 		return crawler.Skip(crawler.ReasonScope, fmt.Errorf("%w: %s", crawler.ErrOutOfScope, reason))
 	}
-	if s := r.frontier.shared; s != nil && redirect && !s.holds(u.Host) {
+	if held, _ := r.frontier.work.may(u.Host); redirect && !held {
 		// Before robots.txt: a host this process does not hold gets no
 		// request from it, robots.txt included.
 		return r.redirectElsewhere(ctx, u)
@@ -98,8 +98,10 @@ func (r *Run) redirectElsewhere(ctx context.Context, u *url.URL) error {
 		return fmt.Errorf("engine: store redirect target: %w", err)
 	}
 	if l.RetrievedAt.Before(r.cutoff) {
-		f.shared.enqueue(*l, u.Host, 0)
-		if err := f.shared.flushEnqueued(ctx); err != nil {
+		if err := f.placeClaimed(*l, u.Host); err != nil {
+			return fmt.Errorf("engine: queue redirect target: %w", err)
+		}
+		if err := f.work.flush(ctx); err != nil {
 			return err
 		}
 	}

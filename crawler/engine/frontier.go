@@ -67,10 +67,10 @@ type frontier struct {
 	maxQueued int
 	robots    *robotsTable   // nil: robots.txt ignored
 	sitemaps  *sitemapReader // nil: sitemaps ignored
-	// shared, in a crawl shared with other processes, is where links go
-	// and come from: a link found is queued there, and the frontier holds
-	// only the links of the hosts this process has leased.
-	shared *sharedSource
+	// work is where work comes from beyond the seeds and where the links
+	// found wait: the frontier itself in a crawl by one process, a shared
+	// queue of which the frontier holds the leased hosts' links in another.
+	work workSource
 
 	mu           sync.Mutex
 	seen         *seenSet
@@ -96,9 +96,6 @@ type frontier struct {
 	// wait when the crawl may be over (nothing queued or in flight) or is
 	// stopped.
 	interruptWait context.CancelFunc
-	// refill, if set, is asked for more work when nothing is queued or in
-	// flight (partitioned crawls poll the shared graph).
-	refill func(ctx context.Context) bool
 }
 
 func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, error) {
@@ -123,6 +120,7 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		maxQueued: o.MaxQueued,
 		seen:      newSeenSet(o.MaxSeen),
 		spill:     newSpill(o.SpillDir, depthLevels),
+		work:      localSource{},
 		leases:    make(map[uuid.UUID]*leaseEntry),
 		depth:     make(map[uuid.UUID]int),
 
@@ -143,43 +141,46 @@ func (f *frontier) addListed(l linkgraph.Link, depth int, lastMod time.Time) (bo
 }
 
 func (f *frontier) addItem(it item) (bool, error) {
-	l, depth := it.link, it.depth
-	u, err := url.Parse(l.URL)
+	u, err := url.Parse(it.link.URL)
 	if err != nil {
 		return false, nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.shared != nil {
-		// Queued even once the run stops: the shared queue, not this
-		// graph scan of a later run, is where the crawl's links wait.
-		if !f.seen.add(l.URL) {
-			return false, nil
+	if !f.seen.add(it.link.URL) {
+		if !it.lastMod.IsZero() && len(f.lateLastMods) < maxLateLastMods {
+			f.lateLastMods[it.link.ID] = it.lastMod
 		}
-		f.shared.enqueue(l, u.Host, depth)
-		if f.shared.adopt(l.ID, u.Host) {
-			// Its host is held here: crawled without waiting for the
-			// queue to hand it back (its row is removed once it is done).
-			return true, f.pushLocked(it, u.Host)
-		}
+		return false, nil
+	}
+	return f.placeLocked(it, u.Host)
+}
+
+// placeClaimed queues a link claimed in this run (a redirect's target)
+// at depth 0.
+func (f *frontier) placeClaimed(l linkgraph.Link, host string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, err := f.placeLocked(item{link: l}, host)
+	return err
+}
+
+// placeLocked queues a link claimed in this run where the work source
+// says; it reports whether the link is queued. f.mu must be held.
+func (f *frontier) placeLocked(it item, host string) (bool, error) {
+	switch f.work.place(it.link, host, it.depth) {
+	case elsewhere:
 		return true, nil
+	case inScheduler:
+		return true, f.pushLocked(it, host)
 	}
 	if f.stopped {
-		return false, nil
-	}
-	if !f.seen.add(l.URL) {
-		if !it.lastMod.IsZero() && len(f.lateLastMods) < maxLateLastMods {
-			f.lateLastMods[l.ID] = it.lastMod
-		}
-		return false, nil
+		return false, nil // left in the graph for the next run
 	}
 	if f.linksQueued >= f.maxQueued {
-		if err := f.spill.write(it); err != nil {
-			return false, err
-		}
-		return true, nil
+		return true, f.spill.write(it)
 	}
-	return true, f.pushLocked(it, u.Host)
+	return true, f.pushLocked(it, host)
 }
 
 // pushLocked queues a link in the scheduler. f.mu must be held.
@@ -246,7 +247,7 @@ func (f *frontier) sitemapsDone() {
 // begin is asked right before a request of the page id to host: it starts
 // the page's own slot for its first request, or takes a fresh one.
 func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
-	if f.shared != nil && !f.shared.mayStart(host) {
+	if _, start := f.work.may(host); !start {
 		return nil, false
 	}
 	f.mu.Lock()
@@ -264,27 +265,21 @@ func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
 
 // park takes back a page whose next request to host must wait.
 func (f *frontier) park(p *crawler.Payload, host string, notBefore time.Time) {
-	if f.shared != nil {
-		switch {
-		case !f.shared.holds(host):
-			// Another process holds the host now, and fetches the page.
-			f.mu.Lock()
-			if e := f.leases[p.LinkID]; e != nil {
-				delete(f.leases, p.LinkID)
-				e.lease.Release()
-			}
-			f.mu.Unlock()
-			p.Abandon(errHostLost)
-			return
-		case !f.shared.mayStart(host):
-			// The lease awaits its renewal.
-			notBefore = later(notBefore, time.Now().Add(fencedRetry))
-		}
-	}
+	held, start := f.work.may(host)
 	f.mu.Lock()
 	if e := f.leases[p.LinkID]; e != nil {
 		delete(f.leases, p.LinkID)
 		e.lease.Release()
+	}
+	if !held {
+		// Another process holds the host now, and fetches the page.
+		f.mu.Unlock()
+		p.Abandon(errHostLost)
+		return
+	}
+	if !start {
+		// The host's lease awaits its renewal.
+		notBefore = later(notBefore, time.Now().Add(fencedRetry))
 	}
 	if !notBefore.IsZero() {
 		// A retry's backoff or a Retry-After: the host is left alone
@@ -329,9 +324,7 @@ func (f *frontier) stop() {
 // stopLocked stops handing out pages. f.mu must be held.
 func (f *frontier) stopLocked() {
 	f.stopped = true
-	if f.shared != nil {
-		f.shared.stop()
-	}
+	f.work.stop()
 	f.wakeIfOverLocked()
 }
 
@@ -376,7 +369,7 @@ func (f *frontier) next(ctx context.Context, starved func()) (*crawler.Payload, 
 		if f.overLocked() {
 			stopped := f.stopped
 			f.mu.Unlock()
-			if stopped || f.refill == nil || !f.refill(ctx) {
+			if stopped || !f.work.refill(ctx) {
 				return nil, nil
 			}
 			continue
@@ -410,17 +403,12 @@ func (f *frontier) next(ctx context.Context, starved func()) (*crawler.Payload, 
 			return it.parked, nil
 		}
 		f.linksQueued--
-		if f.shared != nil {
-			f.shared.handedOut(lease.Host)
-		}
 		if f.stopped {
-			// Left in the graph for the next run.
+			// Left in the graph, or the shared queue, for the next run.
 			f.left++
+			f.work.out(it.link.ID, lease.Host, false)
 			f.mu.Unlock()
 			lease.Release()
-			if f.shared != nil {
-				f.shared.forget(it.link.ID)
-			}
 			continue
 		}
 		if f.seen.overflowed() {
@@ -430,17 +418,18 @@ func (f *frontier) next(ctx context.Context, starved func()) (*crawler.Payload, 
 			f.mu.Unlock()
 			if inFlight || f.retrievedSince(it.link.ID) {
 				lease.Release()
-				f.forgetShared(it.link.ID)
+				f.work.out(it.link.ID, lease.Host, false)
 				continue
 			}
 			f.mu.Lock()
 			if _, inFlight := f.depth[it.link.ID]; inFlight {
 				f.mu.Unlock()
 				lease.Release()
-				f.forgetShared(it.link.ID)
+				f.work.out(it.link.ID, lease.Host, false)
 				continue
 			}
 		}
+		f.work.out(it.link.ID, lease.Host, true)
 		f.handed++
 		f.inFlight++
 		if f.sitemaps != nil && f.sitemaps.start(it.link.URL, lease.Host) {
@@ -488,14 +477,6 @@ func (f *frontier) close() error {
 	return f.spill.close()
 }
 
-// forgetShared tells the shared source that a pulled link was not handed
-// out after all.
-func (f *frontier) forgetShared(id uuid.UUID) {
-	if f.shared != nil {
-		f.shared.forget(id)
-	}
-}
-
 // idle reports whether nothing is queued or in flight.
 func (f *frontier) idle() bool {
 	f.mu.Lock()
@@ -524,8 +505,7 @@ func (f *frontier) pushPulled(links []workqueue.Link) {
 		l := linkgraph.Link{ID: q.ID, URL: q.URL, RetrievedAt: q.RetrievedAt, ETag: q.ETag, LastModified: q.LastModified}
 		if err := f.pushLocked(item{link: l, depth: q.Depth}, q.Host); err != nil {
 			// The run is over; the link stays queued for the next.
-			f.shared.handedOut(q.Host)
-			f.shared.forget(q.ID)
+			f.work.out(q.ID, q.Host, false)
 		}
 	}
 }
@@ -542,8 +522,7 @@ func (f *frontier) dropHost(host string, lost bool) {
 		f.queued--
 		if it.parked == nil {
 			f.linksQueued--
-			f.shared.handedOut(host)
-			f.shared.forget(it.link.ID)
+			f.work.out(it.link.ID, host, false)
 			continue
 		}
 		if lost {

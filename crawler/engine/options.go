@@ -177,13 +177,6 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Graph == nil {
 		return o, fmt.Errorf("%w: %w", ErrOptions, &crawler.OptionError{Field: "Options.Graph", Problem: "is required"})
 	}
-	if o.Shared != nil {
-		sh, err := o.Shared.withQueue(o.Graph)
-		if err != nil {
-			return o, err
-		}
-		o.Shared = sh
-	}
 	o.FetchOptions = o.FetchOptions.WithDefaults()
 	if o.PerHost == 0 {
 		o.PerHost = DefaultPerHost
@@ -201,17 +194,11 @@ func (o Options) withDefaults() (Options, error) {
 		o.SpillDir = os.TempDir()
 	}
 	if o.Shared != nil {
-		sh := *o.Shared
-		if sh.LeaseTTL == 0 {
-			sh.LeaseTTL = DefaultLeaseTTL
+		sh, err := o.Shared.withDefaults(o.Graph, o.Workers)
+		if err != nil {
+			return o, err
 		}
-		if sh.Idle == 0 {
-			sh.Idle = DefaultSharedIdle
-		}
-		if sh.MaxHosts == 0 {
-			sh.MaxHosts = 4 * o.Workers
-		}
-		o.Shared = &sh
+		o.Shared = sh
 	}
 	return o, nil
 }

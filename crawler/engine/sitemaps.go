@@ -336,7 +336,7 @@ func (q *sitemapQueue) flush() error {
 			return fmt.Errorf("store sitemap URLs: %w", err)
 		}
 		for i, l := range links {
-			if !l.RetrievedAt.Before(r.cutoff) || !r.opts.Partition.Contains(l.ID) {
+			if !l.RetrievedAt.Before(r.cutoff) || !r.frontier.work.owns(l.ID) {
 				continue
 			}
 			if _, err := r.frontier.addListed(*l, sitemapDepth, batch[i].lastMod); err != nil {
@@ -345,10 +345,7 @@ func (q *sitemapQueue) flush() error {
 		}
 	}
 	q.pending = q.pending[:0]
-	if s := r.frontier.shared; s != nil {
-		return s.flushEnqueued(r.ctx())
-	}
-	return nil
+	return r.frontier.work.flush(r.ctx())
 }
 
 func isHTML(contentType string) bool {
