@@ -50,7 +50,10 @@
 //   - politeness enforced where each request starts: at most
 //     Options.PerHost requests in flight per host and at least the host's
 //     delay (Options.Delay, raised by a robots.txt Crawl-delay) between two
-//     request starts, for every request that reaches a host: page GETs,
+//     request starts, counted from the moment the earlier request was
+//     written to its connection (a request held up after the scheduler let
+//     it start, by a slow dial or a loaded machine, keeps the host's turn
+//     until then), for every request that reaches a host: page GETs,
 //     HEADs, every redirect hop, every retry, robots.txt and sitemaps. A host
 //     waiting for its delay never holds a fetch worker: a page whose next
 //     request (a hop, a retry) cannot start goes back to the frontier and a

@@ -200,10 +200,12 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 func (r *Run) ctx() context.Context { return r.runCtx }
 
 // crawlerConfig is the crawler's configuration for the run: the fetch
-// settings as they are, and the run's stores. Everything else of the run
+// settings as they are (the getter wrapped to report each request's write:
+// sentReporter), and the run's stores. Everything else of the run
 // reaches the crawler through its Frontier contract (feed).
 func (r *Run) crawlerConfig() crawler.Config {
 	o := r.opts
+	o.URLGetter = sentReporter{next: o.URLGetter, sched: r.frontier.sched}
 	return crawler.Config{
 		FetchOptions:    o.FetchOptions,
 		Graph:           o.Graph,

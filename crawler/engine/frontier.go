@@ -107,6 +107,8 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		// drain it. The queue is bounded by spilling instead.
 		MaxQueued: int(^uint(0) >> 1),
 		Levels:    1 + depthLevels,
+		// Every request's write is reported (sentReporter).
+		UntilSent: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("engine: frontier: %w", err)

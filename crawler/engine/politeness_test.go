@@ -222,3 +222,56 @@ func TestSlowHostDoesNotHoldUpOthers(t *testing.T) {
 		t.Errorf("the slow host had served %d pages when the fast hosts were done, want a few", slow)
 	}
 }
+
+// slowToSend is a URLGetter that holds some requests back before sending
+// them, as a slow dial or a goroutine paused on a loaded machine would:
+// after the host's scheduler let them start, before they reach the wire.
+type slowToSend struct {
+	next crawler.URLGetter
+	hold func(*http.Request) time.Duration
+}
+
+func (g slowToSend) Do(req *http.Request) (*http.Response, error) {
+	time.Sleep(g.hold(req))
+	return g.next.Do(req)
+}
+
+// The host's delay runs from the moment a request is written, not from
+// when the scheduler let it start: a request held up between the two must
+// not bring the next one closer than the delay at the server. Every other
+// page is held back 60 ms of a 100 ms delay; counted from the start, the
+// server saw gaps of about 40 ms.
+func TestDelayCountsFromTheWrite(t *testing.T) {
+	const delay = 100 * time.Millisecond
+	log := &requestLog{}
+	h := startHost(t, 6, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			var b strings.Builder
+			for i := range 6 {
+				fmt.Fprintf(&b, `<a href="/p%d">p</a> `, i)
+			}
+			htmlPage(w, b.String())
+			return
+		}
+		htmlPage(w, "page")
+	}))
+	fo := crawler.FetchOptions{PrivateNetworkDetector: loopback(), Workers: 8}.WithDefaults()
+	fo.URLGetter = slowToSend{next: fo.URLGetter, hold: func(r *http.Request) time.Duration {
+		if strings.HasSuffix(r.URL.Path, "0") || strings.HasSuffix(r.URL.Path, "2") || strings.HasSuffix(r.URL.Path, "4") {
+			return 60 * time.Millisecond
+		}
+		return 0
+	}}
+	e, err := engine.New(engine.Options{Graph: memory.New(), FetchOptions: fo, PerHost: 2, Delay: delay, IgnoreSitemaps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.Run(context.Background(), h.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages != 7 {
+		t.Errorf("crawled %d pages, want 7: %v", sum.Pages, sum.Reasons)
+	}
+	log.checkPoliteness(t, h.Host, 2, delay)
+}

@@ -259,7 +259,7 @@ type hostFetcher struct {
 }
 
 func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options) *hostFetcher {
-	getter := crawler.WithoutRedirects(o.URLGetter)
+	getter := crawler.WithoutRedirects(sentReporter{next: o.URLGetter, sched: sched})
 	if o.Recorder != nil {
 		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: o.MaxBodyBytes}
 	}

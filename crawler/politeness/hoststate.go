@@ -25,6 +25,11 @@ type hostState[T any] struct {
 	// (Lease.Start): they hold a slot, and under a delay they hold the
 	// host's turn, since the delay runs from the moment a request starts.
 	pending int
+	// unsent counts requests started (Lease.Start, Acquire, TryAcquire)
+	// and not yet written to the connection (Sent); with
+	// Options.UntilSent, under a delay, the one unsent holds the host's
+	// turn.
+	unsent int
 	// paused hosts hand out no queued items (Pause); requests outside the
 	// queue (Acquire) still go.
 	paused bool
@@ -66,13 +71,19 @@ func (s *Scheduler[T]) host(name string, now time.Time) *hostState[T] {
 // out and waiting to start (it has the host's turn). s.mu must be held.
 func (s *Scheduler[T]) canStart(h *hostState[T], now time.Time) bool {
 	return h.inFlight < s.opts.MaxInFlight && !now.Before(h.nextStart) &&
-		(h.pending == 0 || s.delayOf(h) == 0)
+		(h.pending == 0 && !s.holdsTurn(h) || s.delayOf(h) == 0)
 }
 
 // canHandOut reports whether Next may hand out one of h's items now.
 // s.mu must be held.
 func (s *Scheduler[T]) canHandOut(h *hostState[T], now time.Time) bool {
 	return !h.paused && h.acquiring == 0 && s.canStart(h, now)
+}
+
+// holdsTurn reports whether a request of h started and not yet sent holds
+// the host's turn (Options.UntilSent). s.mu must be held.
+func (s *Scheduler[T]) holdsTurn(h *hostState[T]) bool {
+	return s.opts.UntilSent && h.unsent > 0
 }
 
 // delayOf is h's effective delay. s.mu must be held.
@@ -94,6 +105,7 @@ func (s *Scheduler[T]) reschedule(h *hostState[T], now time.Time) {
 // idempotent release. s.mu must be held.
 func (s *Scheduler[T]) start(h *hostState[T], now time.Time) func() {
 	h.inFlight++
+	h.unsent++
 	h.nextStart = now.Add(s.delayOf(h))
 	var once sync.Once
 	return func() { once.Do(func() { s.finish(h) }) }
@@ -105,6 +117,10 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 	defer s.mu.Unlock()
 	now := time.Now()
 	h.inFlight--
+	// A request released unsent (it failed before its write) gives its
+	// turn back: under a delay, the one unsent is the one started last,
+	// and any other request in flight was sent before it started.
+	h.unsent = min(h.unsent, h.inFlight-h.pending)
 	if h.inFlight == 0 && h.queued == 0 {
 		h.idleSince = now
 	}
@@ -117,10 +133,10 @@ func (s *Scheduler[T]) finish(h *hostState[T]) {
 // free slot and is not scheduled yet. s.mu must be held.
 func (s *Scheduler[T]) schedule(h *hostState[T], now time.Time) {
 	if h.where != nowhere || h.queued == 0 || h.inFlight >= s.opts.MaxInFlight || h.paused ||
-		h.acquiring > 0 || (h.pending > 0 && s.delayOf(h) > 0) {
+		h.acquiring > 0 || ((h.pending > 0 || s.holdsTurn(h)) && s.delayOf(h) > 0) {
 		// Not schedulable until a slot is freed, Resume, the pending
-		// lease starts or the waiting Acquire gets its slot; each of
-		// those schedules h again.
+		// lease starts and is sent or the waiting Acquire gets its slot;
+		// each of those schedules h again.
 		return
 	}
 	if now.Before(h.nextStart) {

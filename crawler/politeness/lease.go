@@ -37,9 +37,30 @@ func (l *Lease[T]) Start() {
 	l.started = true
 	now := time.Now()
 	l.h.pending--
+	l.h.unsent++
 	l.h.nextStart = now.Add(l.s.delayOf(l.h))
 	l.s.reschedule(l.h, now)
 	l.s.broadcast()
+}
+
+// Sent records that a request started on host (Lease.Start, Acquire,
+// TryAcquire) has been written to its connection: the host's delay runs
+// again from now, and with Options.UntilSent the next request may start
+// (the unsent one held the host's turn). Call it from the request's
+// httptrace.ClientTrace.WroteRequest; a request released unsent gives its
+// turn back on Release. A call for a host with nothing unsent (a getter
+// that followed a redirect on its own) only moves the delay on.
+func (s *Scheduler[T]) Sent(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	h.unsent = max(h.unsent-1, 0)
+	if next := now.Add(s.delayOf(h)); next.After(h.nextStart) {
+		h.nextStart = next
+	}
+	s.reschedule(h, now)
+	s.broadcast()
 }
 
 // Release frees the host slot taken by the lease. It is safe to call more
@@ -84,8 +105,10 @@ func (s *Scheduler[T]) Acquire(ctx context.Context, host string) (release func()
 			h.acquiring++
 		}
 		wait := s.waitChan()
+		// Only the delay passing is waited for by the clock: a slot
+		// freed, a lease started or a request sent broadcasts.
 		d := ctxtime.Forever
-		if h.inFlight < s.opts.MaxInFlight {
+		if h.inFlight < s.opts.MaxInFlight && (h.pending == 0 && !s.holdsTurn(h) || s.delayOf(h) == 0) {
 			d = h.nextStart.Sub(now)
 		}
 		s.mu.Unlock()

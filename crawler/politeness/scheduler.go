@@ -38,6 +38,15 @@ type Options struct {
 	// flight is kept (including its Crawl-delay) before it is dropped.
 	// Default 5 minutes, longer than any sensible Crawl-delay.
 	IdleTTL time.Duration
+	// UntilSent makes a request started under a delay hold its host's
+	// turn until Sent reports it written to its connection (or it is
+	// released), and counts the delay again from then. A request held up
+	// between its start and its write (a slow dial, a goroutine paused on
+	// a loaded machine) then cannot bring the next request closer than
+	// the delay. Set it only if every request's write is reported
+	// (httptrace's WroteRequest): otherwise a host takes its next request
+	// only once the previous one is released.
+	UntilSent bool
 }
 
 // Sentinel errors; match them with errors.Is.

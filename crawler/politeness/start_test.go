@@ -110,3 +110,98 @@ func TestTryAcquireDeferPause(t *testing.T) {
 	}
 	l.Release()
 }
+
+// TestDelayCountsFromSent starts a request that reaches its connection
+// late (Sent well after Acquire, as after a slow dial): with UntilSent the
+// next request waits for the write and then the whole delay, and Next
+// hands out no queued item meanwhile. Without UntilSent, Sent still moves
+// the delay on.
+func TestDelayCountsFromSent(t *testing.T) {
+	const delay = 80 * time.Millisecond
+	const late = 3 * delay / 2 // the first write, after its start
+	for _, untilSent := range []bool{true, false} {
+		s := newSched(t, Options{MaxInFlight: 4, MinDelay: delay, UntilSent: untilSent})
+		ctx := context.Background()
+		if err := s.Push(ctx, "h", "queued"); err != nil {
+			t.Fatal(err)
+		}
+		release, err := s.Acquire(ctx, "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		if untilSent {
+			// Past the delay, but the first request is not written yet.
+			short, cancel := context.WithTimeout(ctx, late)
+			_, err := s.Next(short)
+			cancel()
+			if err == nil {
+				t.Fatal("UntilSent: an item was handed out while the started request was unsent")
+			}
+		} else {
+			time.Sleep(late / 2)
+		}
+		s.Sent("h")
+		sent := time.Now()
+		l, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gap := time.Since(sent); gap < delay-5*time.Millisecond {
+			t.Errorf("UntilSent %v: next item handed out %v after the first request was written, want >= %v", untilSent, gap, delay)
+		}
+		l.Release()
+	}
+}
+
+// TestReleaseUnsentGivesTheTurnBack: a request that fails before its write
+// (a refused dial) must not keep its host waiting for a Sent that never
+// comes.
+func TestReleaseUnsentGivesTheTurnBack(t *testing.T) {
+	const delay = 40 * time.Millisecond
+	s := newSched(t, Options{MaxInFlight: 2, MinDelay: delay, UntilSent: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*delay)
+	defer cancel()
+	// Through the queue (Lease.Start) and outside it (Acquire).
+	if err := s.Push(ctx, "h", "a"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Start()
+	l.Release()
+	release, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatalf("Acquire after a lease released unsent: %v", err)
+	}
+	release()
+	release, err = s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatalf("Acquire after a slot released unsent: %v", err)
+	}
+	s.Sent("h")
+	release()
+	// Two in flight, the first sent: the second's turn holds until its
+	// own write.
+	r1, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Sent("h")
+	r2, err := s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1()
+	if _, _, ok := s.TryAcquire("h"); ok {
+		t.Error("a slot was taken while the second request, unsent, held the host's turn")
+	}
+	r2()
+	release, err = s.Acquire(ctx, "h")
+	if err != nil {
+		t.Fatalf("Acquire once both were released: %v", err)
+	}
+	release()
+}
