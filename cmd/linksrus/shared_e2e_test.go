@@ -31,9 +31,18 @@ type hostsSite struct {
 	roots   []string
 	pages   int
 	wait    time.Duration
+	// cross, redirects and robots503 are read and set under mu.
+	// cross makes every page link to the same page on every other host.
+	cross bool
+	// redirects makes the second host's pages also link to /r/N, which
+	// redirects to the first host's page N.
+	redirects bool
 
 	mu   sync.Mutex
 	reqs []hostRequest
+	// robots503 is how many more times the first host's robots.txt
+	// answers 503, whoever asks.
+	robots503 int
 }
 
 type hostRequest struct {
@@ -67,10 +76,27 @@ func newHostsSite(t *testing.T, hosts, pages int, wait time.Duration) *hostsSite
 				s.mu.Unlock()
 			}()
 			if r.URL.Path == "/robots.txt" {
+				s.mu.Lock()
+				fail := i == 0 && s.robots503 > 0
+				if fail {
+					s.robots503--
+				}
+				s.mu.Unlock()
+				if fail {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
 				fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
 				return
 			}
 			time.Sleep(s.wait)
+			s.mu.Lock() // set by the test after the servers started
+			cross, redirects := s.cross, s.redirects
+			s.mu.Unlock()
+			if n, ok := strings.CutPrefix(r.URL.Path, "/r/"); ok && redirects && i == 1 {
+				http.Redirect(w, r, strings.TrimSuffix(s.roots[0], "0")+n, http.StatusFound)
+				return
+			}
 			p, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
 			if err != nil || p >= s.pages {
 				http.NotFound(w, r)
@@ -80,6 +106,14 @@ func newHostsSite(t *testing.T, hosts, pages int, wait time.Duration) *hostsSite
 			fmt.Fprint(w, "<html><body>")
 			for q := p + 1; q <= p+3 && q < s.pages; q++ {
 				fmt.Fprintf(w, `<a href="/%d">page %d</a> `, q, q)
+			}
+			if cross {
+				for _, root := range s.roots {
+					fmt.Fprintf(w, `<a href="%s%d">there</a> `, strings.TrimSuffix(root, "0"), p)
+				}
+				if redirects && i == 1 {
+					fmt.Fprintf(w, `<a href="/r/%d">moved</a> `, p)
+				}
 			}
 			fmt.Fprint(w, `<a href="/private">private</a></body></html>`)
 		})
