@@ -317,12 +317,19 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 		}
 	}
 	count := make(map[string]int)
+	var last time.Time
 	for _, r := range site.gets() {
 		count[r.host+r.path]++
+		if r.end.After(last) {
+			last = r.end
+		}
 	}
 	if len(count) != hosts*pages {
 		t.Errorf("%d pages fetched, want %d", len(count), hosts*pages)
 	}
+	// Issue #26 asks for the victim's pages within 5 s of the kill; today
+	// the new owner waits lease TTL + --timeout (4 s) before its first
+	// request on a dead process's host, and the log shows 5-6 s.
 	twice := 0
 	for p, n := range count {
 		if n == 1 {
@@ -334,7 +341,7 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 		}
 	}
 	site.checkPolite(t, 2, 50*time.Millisecond)
-	t.Logf("after the kill the others finished in %v; %d pages fetched twice, of %d in flight in the killed process", time.Since(killedAt).Round(time.Millisecond), twice, len(inFlight))
+	t.Logf("after the kill the last page was fetched in %v, the others finished in %v; %d pages fetched twice, of %d in flight in the killed process", last.Sub(killedAt).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond), twice, len(inFlight))
 }
 
 // notRetrievedURLs returns the URLs of the graph's links never retrieved.
