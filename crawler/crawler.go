@@ -15,18 +15,13 @@ import (
 )
 
 // Crawler crawls sets of links through the crawl pipeline. It is safe for
-// concurrent use: each Crawl call runs with its own source and sink, and
-// the stages keep no state between pages.
+// concurrent use: each Crawl call runs a pipeline of its own, with its own
+// source and sink, so that one crawl's starved frontier asks its own store
+// batches to go, not another crawl's.
 type Crawler struct {
-	cfg      Config
-	pipeline *pipeline.Pipeline
+	cfg Config
 	// idle is the default URLGetter's transport, nil for a caller's getter.
 	idle interface{ CloseIdleConnections() }
-	// flush makes the store stage write the batches it is gathering: a
-	// value per store worker, sent when a frontier is starved (see
-	// Frontier.Next). Concurrent crawls share it: a flush is never wrong,
-	// only early.
-	flush chan struct{}
 }
 
 // NewCrawler returns a Crawler for cfg, with defaults filled in. It fails
@@ -46,8 +41,6 @@ func NewCrawler(cfg Config) (*Crawler, error) {
 		}
 	}
 	c.cfg = cfg
-	c.flush = make(chan struct{}, cfg.GraphWriters)
-	c.pipeline = pipeline.New(stages(cfg, true, c.flush)...)
 	return c, nil
 }
 
@@ -202,9 +195,14 @@ func (c *Crawler) CrawlFrom(ctx context.Context, f Frontier) (int, error) {
 		// all; the next crawl may be hours away.
 		defer c.idle.CloseIdleConnections()
 	}
+	// flush makes the store stage write the batches it is gathering: a
+	// value per store worker, sent when the frontier is starved (see
+	// Frontier.Next).
+	flush := newFlush(c.cfg)
+	p := pipeline.New(stages(c.cfg, true, flush)...)
 	sink := new(Sink)
-	src := NewSource(f, c.cfg.OnOutcome, c.starved)
-	err := c.pipeline.Process(ctx, src, sink)
+	src := NewSource(f, c.cfg.OnOutcome, func() { starved(flush) })
+	err := p.Process(ctx, src, sink)
 	if err == nil {
 		// The last pages are reported after the pipeline last asked the
 		// source: a panic in their reporting shows now.
@@ -216,12 +214,16 @@ func (c *Crawler) CrawlFrom(ctx context.Context, f Frontier) (int, error) {
 	return sink.Count(), nil
 }
 
+// newFlush returns a crawl's flush channel: room for one value per store
+// worker.
+func newFlush(cfg Config) chan struct{} { return make(chan struct{}, cfg.GraphWriters) }
+
 // starved asks every store worker for the batch it is gathering, without
 // waiting: the values not taken yet stand.
-func (c *Crawler) starved() {
+func starved(flush chan<- struct{}) {
 	for {
 		select {
-		case c.flush <- struct{}{}:
+		case flush <- struct{}{}:
 		default:
 			return
 		}

@@ -143,9 +143,10 @@ func TestStarvedAsksEveryStoreWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.starved()
-	c.starved()
-	if n := len(c.flush); n != 3 || cap(c.flush) != 3 {
-		t.Errorf("%d flushes asked (room for %d), want one per store worker (3)", n, cap(c.flush))
+	flush := newFlush(c.cfg)
+	starved(flush)
+	starved(flush)
+	if n := len(flush); n != 3 || cap(flush) != 3 {
+		t.Errorf("%d flushes asked (room for %d), want one per store worker (3)", n, cap(flush))
 	}
 }
