@@ -40,7 +40,7 @@ func (fd feed) Next(ctx context.Context, starved func()) (*crawler.Payload, erro
 // queued; a redirect's target must, in a shared crawl, be on a host this
 // process holds, and is then claimed, so that a page reached both through
 // a redirect and by a link of its own is fetched once.
-func (fd feed) Admit(ctx context.Context, _ *crawler.Payload, u *url.URL, redirect bool) error {
+func (fd feed) Admit(ctx context.Context, p *crawler.Payload, u *url.URL, redirect bool) error {
 	r := fd.r
 	if reason := r.scope.Check(u, 0); reason != scope.InScope {
 		return crawler.Skip(crawler.ReasonScope, fmt.Errorf("%w: %s", crawler.ErrOutOfScope, reason))
@@ -57,6 +57,11 @@ func (fd feed) Admit(ctx context.Context, _ *crawler.Payload, u *url.URL, redire
 	}
 	if redirect && !r.frontier.claim(u.String()) {
 		return crawler.Skip(crawler.ReasonDuplicate, fmt.Errorf("redirect to %s, which this crawl fetches on its own", u))
+	}
+	if redirect {
+		// Until its request starts, the page keeps the target's host
+		// from looking idle (and being given up under it).
+		r.frontier.hop(p.LinkID, u.Host)
 	}
 	return nil
 }

@@ -84,6 +84,14 @@ type frontier struct {
 	stopped      bool
 	leases       map[uuid.UUID]*leaseEntry
 	depth        map[uuid.UUID]int // depth of the pages in flight
+	// hops holds, for a page admitted to a redirect's target, the
+	// target's host until the hop's request starts, is parked or the page
+	// is done; hopsTo counts them by host. Meanwhile the page is neither
+	// queued nor in flight on that host, and the host must not look idle:
+	// a shared crawl would give it up under the page, whose request then
+	// could not start.
+	hops   map[uuid.UUID]string
+	hopsTo map[string]int
 	// lateLastMods holds the sitemap lastmod of links that were queued
 	// before their host's sitemap listed them (a recrawl queues every
 	// page due from the graph first), taken when they are handed out;
@@ -125,6 +133,8 @@ func newFrontier(ctx context.Context, o *Options, cutoff time.Time) (*frontier, 
 		work:      localSource{},
 		leases:    make(map[uuid.UUID]*leaseEntry),
 		depth:     make(map[uuid.UUID]int),
+		hops:      make(map[uuid.UUID]string),
+		hopsTo:    make(map[string]int),
 
 		lateLastMods: make(map[uuid.UUID]time.Time),
 	}, nil
@@ -246,6 +256,28 @@ func (f *frontier) sitemapsDone() {
 	f.wakeIfOverLocked()
 }
 
+// hop records that page id was admitted to a redirect's target on host.
+func (f *frontier) hop(id uuid.UUID, host string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.endHopLocked(id)
+	f.hops[id] = host
+	f.hopsTo[host]++
+}
+
+// endHopLocked forgets page id's hop: its request started, it was parked
+// (queued under the host), or it is done. f.mu must be held.
+func (f *frontier) endHopLocked(id uuid.UUID) {
+	host, ok := f.hops[id]
+	if !ok {
+		return
+	}
+	delete(f.hops, id)
+	if f.hopsTo[host]--; f.hopsTo[host] <= 0 {
+		delete(f.hopsTo, host)
+	}
+}
+
 // begin is asked right before a request of the page id to host: it starts
 // the page's own slot for its first request, or takes a fresh one.
 func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
@@ -262,6 +294,12 @@ func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
 	}
 	f.mu.Unlock()
 	release, _, ok := f.sched.TryAcquire(host)
+	if ok {
+		// In flight on the host now: the scheduler counts it.
+		f.mu.Lock()
+		f.endHopLocked(id)
+		f.mu.Unlock()
+	}
 	return release, ok
 }
 
@@ -269,6 +307,7 @@ func (f *frontier) begin(id uuid.UUID, host string) (func(), bool) {
 func (f *frontier) park(p *crawler.Payload, host string, notBefore time.Time) {
 	held, start := f.work.may(host)
 	f.mu.Lock()
+	f.endHopLocked(p.LinkID)
 	if e := f.leases[p.LinkID]; e != nil {
 		delete(f.leases, p.LinkID)
 		e.lease.Release()
@@ -308,6 +347,7 @@ func (f *frontier) done(id uuid.UUID) {
 		delete(f.leases, id)
 		e.lease.Release()
 	}
+	f.endHopLocked(id)
 	if _, ok := f.depth[id]; ok {
 		delete(f.depth, id)
 		f.inFlight--
@@ -551,6 +591,11 @@ func (f *frontier) dropHost(host string, lost bool) {
 // ends) and when its next request may start.
 func (f *frontier) hostState(host string) (bool, time.Time) {
 	idle, next := f.sched.HostState(host)
+	f.mu.Lock()
+	if f.hopsTo[host] > 0 {
+		idle = false
+	}
+	f.mu.Unlock()
 	if f.robots != nil && f.robots.busy(host) || f.sitemaps != nil && f.sitemaps.busy(host) {
 		idle = false
 	}

@@ -165,3 +165,44 @@ func (f *frontier) nextPage(t *testing.T, ctx context.Context, starved func()) *
 	}
 	return p
 }
+
+// A page admitted to a redirect's target keeps the target's host from
+// looking idle until the hop's request starts, the page is parked there or
+// it is done: a shared crawl releases only idle hosts, and a host released
+// under such a page left its request unable to start (the page was then
+// abandoned and its redirecting URL fetched again).
+func TestRedirectHopKeepsTargetHostBusy(t *testing.T) {
+	f := testFrontier(t, Options{Graph: memory.New(), PerHost: 1})
+	idle := func(host string) bool {
+		i, _ := f.hostState(host)
+		return i
+	}
+	if !idle("target") {
+		t.Fatal("an unknown host is not idle")
+	}
+	ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
+	for _, id := range ids {
+		f.hop(id, "target")
+	}
+	if idle("target") {
+		t.Fatal("the target of a hop not yet started looks idle")
+	}
+	// The first hop's request starts: in flight, the scheduler counts it.
+	release, ok := f.begin(ids[0], "target")
+	if !ok {
+		t.Fatal("begin refused a free host")
+	}
+	release()
+	// The second is done without a request, the third parked there.
+	f.done(ids[1])
+	if idle("target") {
+		t.Fatal("the target looks idle with a hop still pending")
+	}
+	f.park(crawler.NewPayload(ids[2], "http://target/x", time.Time{}), "target", time.Time{})
+	if idle("target") {
+		t.Fatal("the target looks idle with a page parked under it")
+	}
+	if len(f.hops) != 0 || len(f.hopsTo) != 0 {
+		t.Errorf("hops left behind: %v %v", f.hops, f.hopsTo)
+	}
+}
