@@ -85,6 +85,20 @@
 // the hosts, and a process finishes when nothing has been queued anywhere
 // for Shared.Idle. The engine is the same; only where links wait differs.
 //
+// The fence and the window it leaves. A host released by its owner goes
+// to the next with the owner's next allowed start; a host whose lease
+// expired (its owner died or stalled) is started on by the next owner only
+// after the expiry plus the old owner's FetchTimeout, the longest one of
+// its requests may have run. The fence is checked when a request is let
+// start (a page's request, robots.txt, a sitemap), just before it is
+// built and sent. A process that passes the check and then stalls before
+// the request is written (a stopped process, a paused virtual machine)
+// sends that request when it resumes, however long the stall: at most one
+// request per slot it held, so at most PerHost per host it held, possibly
+// beside the new owner's. Nothing bounds that window in time yet; a
+// process that stalls between requests sends nothing more, since its
+// fence has passed by then.
+//
 // Several runs may go on at once, on one Engine or several; they share
 // nothing but the Options' stores and callbacks. A run leaves no goroutine
 // behind when it returns.
