@@ -155,7 +155,13 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if !o.IgnoreSitemaps {
 		f.sitemaps = newSitemapReader(hf, r, f.robots)
 	}
-	f.work = r.newWorkSource(hf)
+	f.work = r.newWorkSource()
+	// The engine's own requests (robots.txt, sitemaps) are fenced as the
+	// crawler's are (frontier.begin): only while the host may take one.
+	hf.allow = func(host string) bool {
+		_, start := f.work.may(host)
+		return start
+	}
 	r.discovery = newDiscovery(r)
 	fail := func(err error) (*Run, error) {
 		cancel()

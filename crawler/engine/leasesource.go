@@ -217,12 +217,6 @@ func (s *leaseSource) may(host string) (held, start bool) {
 	return h != nil, h != nil && time.Now().Before(h.deadline)
 }
 
-// mayStart reports whether a request to host may start now.
-func (s *leaseSource) mayStart(host string) bool {
-	_, start := s.may(host)
-	return start
-}
-
 // out implements workSource: a link pulled or adopted left the
 // scheduler; one not crawled in this run (the run stops, or the host went
 // away) stays queued.

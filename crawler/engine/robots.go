@@ -253,8 +253,9 @@ type hostFetcher struct {
 	sched   *politeness.Scheduler[item]
 	getter  crawler.URLGetter // does not follow redirects
 	timeout time.Duration
-	// allow, if set, says whether a request to a host may start (in a
-	// shared crawl: its lease is held).
+	// allow says whether a request to a host may start, as the run's
+	// work source decides (in a shared crawl: its lease is held and within
+	// its term); nil allows every request.
 	allow func(host string) bool
 }
 

@@ -75,7 +75,7 @@ type scanFunc func(from, to uuid.UUID) (int, error)
 
 // newWorkSource returns the work source of the run's mode: the one place
 // that tells the modes apart.
-func (r *Run) newWorkSource(hf *hostFetcher) workSource {
+func (r *Run) newWorkSource() workSource {
 	o := &r.opts
 	switch {
 	case o.Shared != nil:
@@ -83,7 +83,6 @@ func (r *Run) newWorkSource(hf *hostFetcher) workSource {
 		if r.frontier.robots != nil {
 			r.frontier.robots.share = s.saveRobots
 		}
-		hf.allow = s.mayStart
 		return s
 	case o.Partition != nil:
 		return &partitionSource{localSource: localSource{scan: r.queuePending}, p: *o.Partition}
