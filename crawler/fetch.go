@@ -219,10 +219,6 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 		return false
 	}
 	p.NoIndex, p.noFollow = robotsDirectives(res.Header.Values("X-Robots-Tag"))
-	// The new retrieval's validators replace the old ones, absent ones
-	// too: a server that stopped sending them gets plain requests.
-	p.ETag, _ = validator(res.Header, "ETag")
-	p.LastModified, _ = validator(res.Header, "Last-Modified")
 
 	var err error
 	p.Body, err = readBounded(p.bodyBuffer(), res.Body, f.opts.MaxBodyBytes+1, res.ContentLength)
@@ -231,9 +227,19 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	res.Body.Close()
 	p.outcome.bytes = int64(len(p.Body))
 	if err != nil {
+		if p.frontier() != nil && errors.Is(err, ErrWithdrawn) {
+			f.park(p, hostOf(p.fs.target), time.Time{})
+			return false
+		}
 		f.failed(ctx, p, fmt.Errorf("crawler: read body: %w", err))
 		return false
 	}
+	// The new retrieval's validators replace the old ones, absent ones
+	// too: a server that stopped sending them gets plain requests. Only
+	// once the body is read: a page parked half read still carries the
+	// validators of the body the stores have.
+	p.ETag, _ = validator(res.Header, "ETag")
+	p.LastModified, _ = validator(res.Header, "Last-Modified")
 	if f.opts.Recorder != nil && !f.recordBody(ctx, p, res) {
 		return false
 	}
@@ -256,6 +262,15 @@ func (f *Fetcher) unchangedBySite(p *Payload) bool {
 // LinkFrontier, which has nothing to wait for, and a page without a
 // frontier (see Payload.frontier) skip it with ReasonGate.
 var ErrNotReady = errors.New("crawler: gate not ready for this host yet")
+
+// ErrWithdrawn is wrapped by the error a URLGetter returns, for a request
+// or for reading its response, when the host was taken back from the
+// crawl while the request ran: in a shared crawl (package engine), its
+// lease on the host ended, and another process may now send the host
+// requests. Not a failure of the page: the fetch parks it with its
+// Frontier, which may hand it out again or, the host being another's now,
+// abandon it (Payload.Abandon). A page without a frontier fails with it.
+var ErrWithdrawn = errors.New("crawler: the host was withdrawn from this crawl while the request ran")
 
 // fetchState is how far a page's fetch has got, kept on the payload so
 // that a parked page resumes where it stopped.

@@ -15,7 +15,9 @@ import (
 // URLGetter sends HTTP requests; *http.Client implements it. The fetcher
 // builds each request itself (with the fetch's context and the configured
 // request decorator), so a URLGetter only has to carry it out: wrap one to
-// add retries, rate limits or caching.
+// add retries, rate limits or caching. A getter that takes a host back
+// from the crawl while a request to it runs makes the request, or the
+// reading of its body, fail with an error wrapping ErrWithdrawn.
 type URLGetter interface {
 	Do(req *http.Request) (*http.Response, error)
 }

@@ -72,6 +72,11 @@ const (
 	// crawl goes on without the sitemap (or with the entries read before
 	// the error).
 	ReasonSitemap
+	// ReasonWithdrawn: the page's host was withdrawn from this crawl
+	// before the page was done (Payload.Abandon): in a shared crawl,
+	// another process holds the host now and crawls the page, which stays
+	// due. Not a failure of this crawl, nor a skip by policy.
+	ReasonWithdrawn
 	numReasons
 )
 
@@ -96,6 +101,7 @@ var reasonNames = [numReasons]string{
 	ReasonTooManyRedirects:  "too-many-redirects",
 	ReasonRobotsUnreachable: "robots-unreachable",
 	ReasonSitemap:           "sitemap",
+	ReasonWithdrawn:         "withdrawn",
 }
 
 // String returns the reason's stable, kebab-case name.

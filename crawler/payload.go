@@ -167,12 +167,12 @@ func (p *Payload) MarkAsProcessed() {
 }
 
 // Abandon ends a page handed back through Frontier.Park without fetching
-// it further: it is reported with ReasonCanceled and err, and is left due
+// it further: it is reported with ReasonWithdrawn and err, and is left due
 // in the graph. A frontier calls it for pages it can no longer serve
 // (their host went to another process), instead of MarkAsProcessed, which
 // would report them dropped.
 func (p *Payload) Abandon(err error) {
-	p.skip(ReasonCanceled, err)
+	p.skip(ReasonWithdrawn, err)
 	p.MarkAsProcessed()
 }
 

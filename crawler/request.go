@@ -44,6 +44,10 @@ func (f *Fetcher) request(ctx, fctx context.Context, p *Payload, method string) 
 			res.Body = &endOnClose{ReadCloser: res.Body, end: end}
 		} else {
 			end()
+			if fr != nil && errors.Is(err, ErrWithdrawn) {
+				f.park(p, host, time.Time{})
+				return nil, parked
+			}
 		}
 		wait, retry := f.shouldRetry(fctx, p, res, err)
 		if !retry {

@@ -85,19 +85,31 @@
 // the hosts, and a process finishes when nothing has been queued anywhere
 // for Shared.Idle. The engine is the same; only where links wait differs.
 //
-// The fence and the window it leaves. A host released by its owner goes
-// to the next with the owner's next allowed start; a host whose lease
-// expired (its owner died or stalled) is started on by the next owner only
-// after the expiry plus the old owner's FetchTimeout, the longest one of
-// its requests may have run. The fence is checked when a request is let
-// start (a page's request, robots.txt, a sitemap), just before it is
-// built and sent. A process that passes the check and then stalls before
-// the request is written (a stopped process, a paused virtual machine)
-// sends that request when it resumes, however long the stall: at most one
-// request per slot it held, so at most PerHost per host it held, possibly
-// beside the new owner's. Nothing bounds that window in time yet; a
-// process that stalls between requests sends nothing more, since its
-// fence has passed by then.
+// The fence and the window it leaves. A process holds a host's lease for a
+// term: from the sending of its claim or last renewal, by its own
+// monotonic clock, for LeaseTTL, which ends no later than the expiry the
+// database keeps (the database stamps the lease after the process sent
+// the statement). Within the term, requests to the host start until 3/4
+// of it; at its end every request still running on the host (being sent,
+// or its body being read) is cut, and its page parked: a page cut so is
+// reported withdrawn (crawler.ReasonWithdrawn), not failed, and stays due
+// for the host's next owner. A renewal that comes back in time begins the
+// next term. A host released by its owner goes to the next with the
+// owner's next allowed start; a host whose lease expired goes to the next
+// owner, which starts no sooner than the expiry plus its own delay for
+// the host: the old owner's requests ended by the expiry. The requests of
+// the engine (robots.txt, sitemaps) are fenced as pages are; a robots.txt
+// fetch cut so decides nothing, and is fetched again by whoever holds the
+// host next.
+//
+// What remains is a stall. The lease is checked when a request is let
+// start, and the term's end is seen by the transport (net/http) at its
+// own context checks: a process stopped (SIGSTOP, a paused virtual
+// machine) between such a check and the write sends that request when it
+// resumes, however long the stall, at most one per slot it held, so at
+// most PerHost per host it held, possibly beside the new owner's. A
+// process that stalls between requests sends nothing more, since its term
+// has passed by then.
 //
 // Several runs may go on at once, on one Engine or several; they share
 // nothing but the Options' stores and callbacks. A run leaves no goroutine

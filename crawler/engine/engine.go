@@ -148,7 +148,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		return nil, err
 	}
 	r.frontier = f
-	hf := newHostFetcher(runCtx, &r.wg, f.sched, &o)
+	hf := newHostFetcher(runCtx, &r.wg, f.sched, &o, r.fence)
 	if !o.IgnoreRobots {
 		f.robots = newRobotsTable(hf, &o)
 	}
@@ -205,13 +205,17 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 // ctx is the run's context, which ends with the run.
 func (r *Run) ctx() context.Context { return r.runCtx }
 
+// fence is the work source's fence around each request to a host (see
+// sentReporter).
+func (r *Run) fence(host string) context.Context { return r.frontier.work.fence(host) }
+
 // crawlerConfig is the crawler's configuration for the run: the fetch
 // settings as they are (the getter wrapped to report each request's write:
 // sentReporter), and the run's stores. Everything else of the run
 // reaches the crawler through its Frontier contract (feed).
 func (r *Run) crawlerConfig() crawler.Config {
 	o := r.opts
-	o.URLGetter = sentReporter{next: o.URLGetter, sched: r.frontier.sched}
+	o.URLGetter = sentReporter{next: o.URLGetter, sched: r.frontier.sched, fence: r.fence}
 	return crawler.Config{
 		FetchOptions:    o.FetchOptions,
 		Graph:           o.Graph,

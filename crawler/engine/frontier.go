@@ -530,11 +530,15 @@ func (f *frontier) idle() bool {
 // waits as the lease says, and a robots.txt cached by another process is
 // used rather than fetched again.
 func (f *frontier) welcome(l workqueue.Lease) {
-	if l.Wait > 0 {
-		f.sched.Defer(l.Host, time.Now().Add(l.Wait))
-	}
+	// The robots.txt first: its Crawl-delay is the host's delay.
 	if f.robots != nil && l.Robots != nil {
 		f.robots.seed(l.Host, *l.Robots)
+	}
+	switch {
+	case l.Expired:
+		f.sched.DeferPastDelay(l.Host, time.Now().Add(l.Wait))
+	case l.Wait > 0:
+		f.sched.Defer(l.Host, time.Now().Add(l.Wait))
 	}
 }
 

@@ -175,13 +175,18 @@ func (s *leaseSource) claim(ctx context.Context, n int) (int, error) {
 	}
 	s.mu.Unlock()
 	sent := time.Now()
-	leases, err := s.q.Claim(ctx, s.worker, n, s.ttl, s.drain, skip)
+	leases, err := s.q.Claim(ctx, s.worker, n, s.ttl, skip)
 	if err != nil {
 		return 0, err
 	}
 	for _, l := range leases {
 		s.mu.Lock()
-		h := &heldHost{since: sent, deadline: sent.Add(s.ttl - s.margin), more: true}
+		if old := s.hosts[l.Host]; old != nil {
+			// Its own expired lease, claimed again: a new term.
+			endLocked(old)
+		}
+		h := &heldHost{since: sent, more: true}
+		s.extendLocked(h, sent)
 		for _, host := range s.hostOf {
 			// Pages still in flight from an earlier lease on the host.
 			if host == l.Host {
@@ -251,7 +256,7 @@ func (s *leaseSource) renewed(sent, kept []string, at time.Time) {
 			continue
 		}
 		if slices.Contains(kept, h) {
-			hh.deadline = at.Add(s.ttl - s.margin)
+			s.extendLocked(hh, at)
 		} else {
 			lost = append(lost, h)
 		}
@@ -283,6 +288,9 @@ func (s *leaseSource) dropExpired() {
 // in the shared queue, and its parked pages are abandoned.
 func (s *leaseSource) lose(host string) {
 	s.mu.Lock()
+	if h := s.hosts[host]; h != nil {
+		endLocked(h)
+	}
 	delete(s.hosts, host)
 	s.mu.Unlock()
 	s.f.dropHost(host, true)
@@ -426,6 +434,7 @@ func (s *leaseSource) release(ctx context.Context, host string) {
 		// a hungry one, woken by the release, claims it at once.
 		s.cooldown[host] = time.Now().Add(min(s.ttl/2, time.Second))
 	}
+	endLocked(h)
 	delete(s.hosts, host)
 	s.mu.Unlock()
 	if err := s.q.Release(ctx, s.worker, host, time.Until(next)); err != nil {

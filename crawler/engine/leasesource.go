@@ -39,7 +39,11 @@ const (
 
 // errHostLost is given to the pages abandoned when a host's lease went to
 // another process.
-var errHostLost = errors.New("engine: the host's lease went to another process, which fetches its pages")
+var errHostLost = fmt.Errorf("engine: the host's lease went to another process, which fetches its pages: %w", crawler.ErrWithdrawn)
+
+// errLeaseEnded ends a held host's requests (heldHost.term) when its lease
+// may have ended unrenewed, or is lost or given back.
+var errLeaseEnded = fmt.Errorf("engine: the lease on the host ended or awaits its renewal: %w", crawler.ErrWithdrawn)
 
 // warnUnlessDone logs a failed database call, unless it failed because the
 // run is over (ctx ended): a crawl that finishes while a claim or a look
@@ -54,8 +58,17 @@ func warnUnlessDone(ctx context.Context, msg string, args ...any) {
 type heldHost struct {
 	since    time.Time
 	deadline time.Time // no request starts after this without a renewal
-	queued   int       // links pushed to the scheduler and not handed out
-	open     int       // links pulled and not yet done
+	// term is what the host's requests run under (fence): it ends at the
+	// lease's hard end, the sending of the last renewal (or of the claim)
+	// plus the TTL by this process's clock, which is never after the
+	// expiry the database keeps, unless a renewal moves it on first; and
+	// when the host is lost or released. endTerm ends it, hardEnd is the
+	// timer that does at the hard end.
+	term    context.Context
+	endTerm context.CancelCauseFunc
+	hardEnd *time.Timer
+	queued  int // links pushed to the scheduler and not handed out
+	open    int // links pulled and not yet done
 	// more: the last pull filled its batch, or links were queued for the
 	// host since; a pull may find more.
 	more      bool
@@ -74,7 +87,6 @@ type leaseSource struct {
 	f        leaseTarget
 	ttl      time.Duration
 	margin   time.Duration
-	drain    time.Duration
 	idle     time.Duration
 	maxHosts int
 	cutoff   time.Time
@@ -120,7 +132,6 @@ func newLeaseSource(o *Options, f leaseTarget, cutoff time.Time, scan scanFunc) 
 		f:              f,
 		ttl:            ttl,
 		margin:         ttl / 4,
-		drain:          o.FetchTimeout,
 		idle:           s.Idle,
 		maxHosts:       s.MaxHosts,
 		cutoff:         cutoff,
@@ -217,6 +228,45 @@ func (s *leaseSource) may(host string) (held, start bool) {
 	return h != nil, h != nil && time.Now().Before(h.deadline)
 }
 
+// fence implements workSource: a held host's requests end with its
+// lease's term.
+func (s *leaseSource) fence(host string) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.hosts[host]; h != nil {
+		return h.term
+	}
+	return nil
+}
+
+// extendLocked moves a held host's lease on after a claim or renewal sent
+// at sent: requests may start until three quarters of the TTL past it, and
+// run until the whole TTL has passed. s.mu must be held.
+func (s *leaseSource) extendLocked(h *heldHost, sent time.Time) {
+	h.deadline = sent.Add(s.ttl - s.margin)
+	if h.hardEnd != nil && !h.hardEnd.Stop() {
+		// The hard end came before the renewal's answer: the requests
+		// of that term were cut, and a new term begins.
+		h.term = nil
+	}
+	if h.term == nil || h.term.Err() != nil {
+		h.term, h.endTerm = context.WithCancelCause(context.Background())
+	}
+	end := h.endTerm
+	h.hardEnd = time.AfterFunc(time.Until(sent.Add(s.ttl)), func() { end(errLeaseEnded) })
+}
+
+// endLocked ends a host's lease term, cutting its requests. s.mu must be
+// held.
+func endLocked(h *heldHost) {
+	if h.hardEnd != nil {
+		h.hardEnd.Stop()
+	}
+	if h.endTerm != nil {
+		h.endTerm(errLeaseEnded)
+	}
+}
+
 // out implements workSource: a link pulled or adopted left the
 // scheduler; one not crawled in this run (the run stops, or the host went
 // away) stays queued.
@@ -262,7 +312,10 @@ func (s *leaseSource) finished(out crawler.Outcome) {
 	if h := s.hosts[host]; h != nil {
 		h.open--
 	}
-	if out.Reason != crawler.ReasonCanceled && out.Reason != crawler.ReasonDropped {
+	switch out.Reason {
+	case crawler.ReasonCanceled, crawler.ReasonDropped, crawler.ReasonWithdrawn:
+		// Not handled: due for whoever runs next, or holds the host now.
+	default:
 		s.deleteLocked(out.LinkID, host)
 	}
 	s.poke()
@@ -316,8 +369,9 @@ func (s *leaseSource) close() error {
 	err := s.flushDone(ctx, true)
 	s.mu.Lock()
 	hosts := make([]string, 0, len(s.hosts))
-	for h := range s.hosts {
-		hosts = append(hosts, h)
+	for name, h := range s.hosts {
+		endLocked(h)
+		hosts = append(hosts, name)
 	}
 	s.hosts = map[string]*heldHost{}
 	s.mu.Unlock()

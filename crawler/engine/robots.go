@@ -59,6 +59,9 @@ type robotsEntry struct {
 	basis   robots.Basis
 	err     error // the last fetch's, once retries ran out
 	expires time.Time
+	// withdrawn: the fetch stopped undecided, the host being withdrawn
+	// from this process (robotsTable.undecided).
+	withdrawn bool
 }
 
 func newRobotsTable(hf *hostFetcher, o *Options) *robotsTable {
@@ -111,23 +114,31 @@ func (t *robotsTable) ensureLocked(u *url.URL) *robotsEntry {
 }
 
 // wait returns the decision for u's origin once it is known, fetching
-// the file if need be; it fails only when the run ends first.
+// the file if need be; it fails only when the run ends first, or the host
+// is withdrawn from this process while the file is fetched (an error
+// wrapping crawler.ErrWithdrawn).
 func (t *robotsTable) wait(u *url.URL) (*robotsEntry, error) {
 	for {
 		t.mu.Lock()
 		e := t.ensureLocked(u)
-		var done chan struct{}
+		var pending *robotsEntry
 		if e == nil {
-			done = t.origins[origin(u)].done
+			pending = t.origins[origin(u)]
 		}
 		t.mu.Unlock()
 		if e != nil {
 			return e, nil
 		}
 		select {
-		case <-done:
+		case <-pending.done:
 		case <-t.ctx.Done():
 			return nil, t.ctx.Err()
+		}
+		t.mu.Lock()
+		withdrawn := pending.withdrawn
+		t.mu.Unlock()
+		if withdrawn {
+			return nil, errLeaseEnded
 		}
 	}
 }
@@ -163,7 +174,7 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	var err error
 	for attempt := 0; ; attempt++ {
 		body, basis, err = robots.FetchBody(t.ctx, get, key, t.opts)
-		if err == nil || t.ctx.Err() != nil {
+		if err == nil || t.ctx.Err() != nil || errors.Is(err, crawler.ErrWithdrawn) {
 			break
 		}
 		if attempt >= t.retry.MaxRetries {
@@ -180,6 +191,10 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	}
 	if t.ctx.Err() != nil && err == nil {
 		err = t.ctx.Err()
+	}
+	if t.ctx.Err() == nil && errors.Is(err, crawler.ErrWithdrawn) {
+		t.undecided(key, host, e)
+		return
 	}
 	rules := robots.RulesFor(basis, body, t.opts.RobotName)
 	if err == nil && t.share != nil {
@@ -201,6 +216,28 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	}
 	close(e.done)
 	t.mu.Unlock()
+}
+
+// undecided ends a fetch cut short because the host was withdrawn from
+// this process (its lease ended or awaits renewal): nothing is decided, or
+// cached, and the file is fetched again when a page of the host asks, here
+// once the lease is renewed, or by the host's next owner. The host's pages
+// are not told the file is unreachable: it was never asked.
+func (t *robotsTable) undecided(key, host string, e *robotsEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.origins[key] == e {
+		delete(t.origins, key)
+	}
+	e.fetching, e.withdrawn = false, true
+	// Not asked again at once: a fenced host refuses every request until
+	// its lease is renewed.
+	t.sched.Defer(host, time.Now().Add(fencedRetry))
+	if t.paused[host]--; t.paused[host] <= 0 {
+		delete(t.paused, host)
+		t.sched.Resume(host)
+	}
+	close(e.done)
 }
 
 // busy reports whether a robots.txt of host is being fetched (the host
@@ -259,8 +296,8 @@ type hostFetcher struct {
 	allow func(host string) bool
 }
 
-func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options) *hostFetcher {
-	getter := crawler.WithoutRedirects(sentReporter{next: o.URLGetter, sched: sched})
+func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options, fence func(host string) context.Context) *hostFetcher {
+	getter := crawler.WithoutRedirects(sentReporter{next: o.URLGetter, sched: sched, fence: fence})
 	if o.Recorder != nil {
 		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: o.MaxBodyBytes}
 	}
@@ -301,7 +338,7 @@ func (g *acquiringGetter) Do(req *http.Request) (*http.Response, error) {
 	}
 	if g.allow != nil && req.URL.Host == g.host && !g.allow(g.host) {
 		release()
-		return nil, errHostLost
+		return nil, errLeaseEnded
 	}
 	if g.decorate != nil {
 		if err := g.decorate(req); err != nil {

@@ -16,10 +16,14 @@ type Shared struct {
 	Queue workqueue.Queue
 	// LeaseTTL is how long a host lease lasts unless renewed: how soon a
 	// dead process's hosts go to the others. Leases are renewed every
-	// LeaseTTL/4, and a process starts no request on a host once
-	// 3/4 of LeaseTTL have passed (by its own monotonic clock) since the
-	// renewal was sent, so that a stalled process cannot overlap the
-	// next owner. Default: DefaultLeaseTTL.
+	// LeaseTTL/4; a process starts no request on a host once 3/4 of
+	// LeaseTTL have passed (by its own monotonic clock) since the renewal
+	// was sent, and cuts those still running once all of it has, so that
+	// a process that cannot renew does not overlap the next owner. That
+	// owner starts after the expiry and the host's delay: a dead
+	// process's hosts are taken over within LeaseTTL of its death and the
+	// claim back-off (at most 2 s), whatever
+	// crawler.FetchOptions.FetchTimeout. Default: DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// Idle is how long a process waits, once no link is queued anywhere
 	// in the crawl, before it finishes. Default: DefaultSharedIdle.

@@ -226,11 +226,11 @@ func (q *dyingQueue) Enqueue(ctx context.Context, l []workqueue.Link) error {
 	return q.Queue.Enqueue(ctx, l)
 }
 
-func (q *dyingQueue) Claim(ctx context.Context, w uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]workqueue.Lease, error) {
+func (q *dyingQueue) Claim(ctx context.Context, w uuid.UUID, n int, ttl time.Duration, skip []string) ([]workqueue.Lease, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	return q.Queue.Claim(ctx, w, n, ttl, drain, skip)
+	return q.Queue.Claim(ctx, w, n, ttl, skip)
 }
 
 func (q *dyingQueue) Renew(ctx context.Context, w uuid.UUID, hosts []string, ttl time.Duration) ([]string, error) {

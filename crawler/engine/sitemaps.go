@@ -81,9 +81,13 @@ func (s *sitemapReader) start(rawURL, host string) bool {
 	root := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
 	s.spawn(func() {
 		defer s.run.frontier.sitemapsDone()
-		s.read(root)
+		withdrawn := s.read(root)
 		s.mu.Lock()
 		s.hosts[host] = false
+		if withdrawn {
+			// Read again when the host's next page is handed out here.
+			delete(s.hosts, host)
+		}
 		s.mu.Unlock()
 	})
 	return true
@@ -108,15 +112,18 @@ type sitemapJob struct {
 	fromRobots, implicit bool
 }
 
-// read reads the sitemaps of the host of root ("scheme://host/").
-func (s *sitemapReader) read(root *url.URL) {
+// read reads the sitemaps of the host of root ("scheme://host/"). It
+// reports whether it stopped because the host was withdrawn from this
+// process (crawler.ErrWithdrawn): nothing failed, and it is not reported.
+func (s *sitemapReader) read(root *url.URL) (withdrawn bool) {
 	var allowed func(*url.URL) bool
 	var jobs []sitemapJob
 	if s.robots != nil {
 		e, err := s.robots.wait(root)
 		if err != nil || e.err != nil {
-			// The run ends, or the host is unreachable (its pages say so).
-			return
+			// The run ends, the host was withdrawn, or it is unreachable
+			// (its pages say so).
+			return errors.Is(err, crawler.ErrWithdrawn)
 		}
 		allowed = e.rules.AllowedURL
 		for _, loc := range e.rules.Sitemaps() {
@@ -157,6 +164,9 @@ func (s *sitemapReader) read(root *url.URL) {
 		// lists no more than there is room for, so that memory is bounded
 		// by the limit rather than by 50,000 entries an index.
 		more, err := s.readOne(j, sitemapMaxFiles-files-len(jobs), allowed)
+		if errors.Is(err, crawler.ErrWithdrawn) {
+			return true
+		}
 		if err != nil {
 			if !(j.implicit && errors.Is(err, errNoSitemap)) && s.ctx.Err() == nil {
 				s.report(key, crawler.ReasonSitemap, err)
@@ -164,6 +174,7 @@ func (s *sitemapReader) read(root *url.URL) {
 		}
 		jobs = append(jobs, more...)
 	}
+	return false
 }
 
 // errNoSitemap is the answer to an implicit /sitemap.xml that the host

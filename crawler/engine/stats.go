@@ -79,11 +79,12 @@ func (s *runStats) note(reason string) {
 // SeedFailed reports whether a seed with this outcome counts as an error:
 // a page the caller asked for by name was not crawled. Policies that only
 // skip a found link (a private address, robots.txt, the content type)
-// fail a seed; a seed that is another seed's duplicate, or that a
-// processor dropped, was dealt with as asked.
+// fail a seed; a seed that is another seed's duplicate, that a processor
+// dropped, or whose host went to another process of a shared crawl (which
+// crawls it), was dealt with as asked.
 func SeedFailed(r crawler.Reason) bool {
 	switch r {
-	case crawler.ReasonCrawled, crawler.ReasonDuplicate, crawler.ReasonDropped:
+	case crawler.ReasonCrawled, crawler.ReasonDuplicate, crawler.ReasonDropped, crawler.ReasonWithdrawn:
 		return false
 	}
 	return true

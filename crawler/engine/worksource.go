@@ -37,6 +37,10 @@ type workSource interface {
 	// may reports whether host is this process's to fetch (held), and
 	// whether a request to it may start now.
 	may(host string) (held, start bool)
+	// fence returns the context a request to host runs under, ended (and
+	// the request cut) once this process may no longer send the host
+	// requests; nil when nothing ends them but the request's own.
+	fence(host string) context.Context
 	// out is told when a link the source placed in the frontier leaves
 	// its queue: to be crawled now, or not in this run (the run stopped,
 	// or the page is crawled already).
@@ -100,6 +104,7 @@ func (localSource) place(linkgraph.Link, string, int) placement { return inFront
 func (localSource) flush(context.Context) error                 { return nil }
 func (localSource) refill(context.Context) bool                 { return false }
 func (localSource) may(string) (bool, bool)                     { return true, true }
+func (localSource) fence(string) context.Context                { return nil }
 func (localSource) out(uuid.UUID, string, bool)                 {}
 func (localSource) finished(crawler.Outcome)                    {}
 func (localSource) run(context.Context)                         {}

@@ -16,6 +16,22 @@ func (s *Scheduler[T]) Defer(host string, until time.Time) {
 	}
 }
 
+// DeferPastDelay keeps host from starting any request before its delay
+// has passed since at: for a host whose last request may have been
+// written at at by somebody else (a shared crawl's previous owner of the
+// host), counted with the delay this scheduler keeps for it, its
+// robots.txt Crawl-delay included.
+func (s *Scheduler[T]) DeferPastDelay(host string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.host(host, now)
+	if until := at.Add(s.delayOf(h)); until.After(h.nextStart) {
+		h.nextStart = until
+		s.reschedule(h, now)
+	}
+}
+
 // Pause stops Next from handing out host's queued items until Resume;
 // Acquire and TryAcquire are not affected, so that the request the pause
 // waits for (its robots.txt, say) can be made. Pushes are still accepted.

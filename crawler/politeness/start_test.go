@@ -205,3 +205,37 @@ func TestReleaseUnsentGivesTheTurnBack(t *testing.T) {
 	}
 	release()
 }
+
+// TestDeferPastDelayUsesTheHostsDelay: a host whose last request somebody
+// else may have written at a given time starts its next one the host's
+// delay (a Crawl-delay above MinDelay included) after that time, not
+// before; a time long past changes nothing.
+func TestDeferPastDelayUsesTheHostsDelay(t *testing.T) {
+	s := newSched(t, Options{MaxInFlight: 1, MinDelay: 20 * time.Millisecond})
+	ctx := context.Background()
+	s.SetDelay("h", 150*time.Millisecond)
+	at := time.Now().Add(-50 * time.Millisecond)
+	s.DeferPastDelay("h", at)
+	s.DeferPastDelay("old", time.Now().Add(-time.Hour))
+	for _, host := range []string{"h", "old"} {
+		if err := s.Push(ctx, host, host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Value != "old" {
+		t.Fatalf("first item = %q, want the host with nothing to wait for", l.Value)
+	}
+	l.Release()
+	l, err = s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if gap := time.Since(at); gap < 150*time.Millisecond {
+		t.Fatalf("h handed out %v after its last possible write, want >= its 150ms Crawl-delay", gap)
+	}
+}

@@ -34,9 +34,9 @@ type Queue interface {
 	// Enqueue adds links under their hosts; links queued before are kept.
 	Enqueue(ctx context.Context, links []Link) error
 	// Claim leases up to n hosts with queued links that nobody holds to
-	// worker for ttl, except those in skip; drain is how long worker's
-	// requests may run past its lease, should it expire.
-	Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]Lease, error)
+	// worker for ttl, except those in skip. Its holder ends its requests
+	// to a host by the lease's expiry (see Lease.Expired).
+	Claim(ctx context.Context, worker uuid.UUID, n int, ttl time.Duration, skip []string) ([]Lease, error)
 	// Renew extends worker's leases and returns the hosts it still holds.
 	Renew(ctx context.Context, worker uuid.UUID, hosts []string, ttl time.Duration) ([]string, error)
 	// Release gives a host up; its next request may start after wait.
@@ -89,10 +89,16 @@ type Link struct {
 type Lease struct {
 	Host string
 	// Wait is how long, by the database's clock, before the host's next
-	// request may start: its delay after the previous owner's last
-	// request, or the time that owner's requests may still run when its
-	// lease expired rather than was released.
+	// request may start: the delay after the previous owner's last request
+	// that it passed on when it released the host, or, when its lease
+	// expired instead (Expired), the time until that expiry.
 	Wait time.Duration
+	// Expired is set when the previous owner's lease expired rather than
+	// was released: it may have written a request as late as the expiry
+	// (an owner ends its requests to a host by then, by its own clock,
+	// which starts before the database's), so the new owner waits its own
+	// delay for the host, robots.txt Crawl-delay included, past Wait.
+	Expired bool
 	// Robots is the host's cached robots.txt, if one is fresh.
 	Robots *Robots
 }

@@ -129,8 +129,8 @@ func (q *Queue) notify(ctx context.Context) error {
 
 const claimSQL = `
 WITH c AS (
-	SELECT host FROM crawl_hosts
-	WHERE pending AND (owner IS NULL OR lease_expires < now()) AND NOT (host = ANY($5::TEXT[]))
+	SELECT host, owner, lease_expires FROM crawl_hosts
+	WHERE pending AND (owner IS NULL OR lease_expires < now()) AND NOT (host = ANY($4::TEXT[]))
 	ORDER BY next_at
 	LIMIT $2
 	FOR UPDATE SKIP LOCKED
@@ -140,25 +140,24 @@ UPDATE crawl_hosts h SET
 	lease_expires = now() + $3 * INTERVAL '1 microsecond',
 	claimed_at = now(),
 	next_at = CASE
-		WHEN h.owner IS NOT NULL AND h.owner <> $1
-		THEN GREATEST(h.next_at, h.lease_expires + h.drain_us * INTERVAL '1 microsecond')
-		ELSE h.next_at END,
-	drain_us = $4
+		WHEN c.owner IS NOT NULL AND c.owner <> $1
+		THEN GREATEST(h.next_at, c.lease_expires)
+		ELSE h.next_at END
 FROM c
 WHERE h.host = c.host
 RETURNING h.host,
 	GREATEST(EXTRACT(EPOCH FROM (h.next_at - now())), 0)::FLOAT8,
+	c.owner IS NOT NULL AND c.owner <> $1,
 	CASE WHEN h.robots_expires > now() THEN h.robots_origin END,
 	h.robots_basis, h.robots_body,
 	CASE WHEN h.robots_expires > now() THEN EXTRACT(EPOCH FROM (h.robots_expires - now()))::FLOAT8 END`
 
 // Claim leases up to n hosts with queued work that nobody holds (never
 // held, released, or whose lease expired) to worker for ttl, hosts in
-// skip excepted. drain is how long worker's requests may run: should its
-// lease expire rather than be released, the next owner waits that long
-// past the expiry before its first request. Hosts are claimed in the order
-// their next request may start.
-func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain time.Duration, skip []string) ([]workqueue.Lease, error) {
+// skip excepted. A host whose lease expired is not started before the
+// expiry (Lease.Expired). Hosts are claimed in the order their next
+// request may start.
+func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl time.Duration, skip []string) ([]workqueue.Lease, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -168,7 +167,7 @@ func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain t
 	var out []workqueue.Lease
 	err := q.exec(ctx, "claim hosts", func(ctx context.Context) error {
 		out = out[:0]
-		rows, err := q.g.pool.Query(ctx, claimSQL, worker, n, micros(ttl), micros(drain), skip)
+		rows, err := q.g.pool.Query(ctx, claimSQL, worker, n, micros(ttl), skip)
 		if err != nil {
 			return err
 		}
@@ -180,7 +179,7 @@ func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl, drain t
 			var basis *int16
 			var body []byte
 			var robotsTTL *float64
-			if err := rows.Scan(&l.Host, &wait, &origin, &basis, &body, &robotsTTL); err != nil {
+			if err := rows.Scan(&l.Host, &wait, &l.Expired, &origin, &basis, &body, &robotsTTL); err != nil {
 				return err
 			}
 			l.Wait = seconds(wait)

@@ -62,18 +62,18 @@ func TestQueueLifecycle(t *testing.T) {
 	if err := q.Enqueue(ctx, links[:2]); err != nil {
 		t.Fatal(err)
 	}
-	got, err := q.Claim(ctx, w1, 2, time.Minute, time.Second, nil)
+	got, err := q.Claim(ctx, w1, 2, time.Minute, nil)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("Claim(2) = %v, %v", got, err)
 	}
-	rest, err := q.Claim(ctx, w2, 5, time.Minute, time.Second, nil)
+	rest, err := q.Claim(ctx, w2, 5, time.Minute, nil)
 	if err != nil || len(rest) != 1 {
 		t.Fatalf("second worker's Claim = %v, %v; want the one host left", rest, err)
 	}
 	if slices.Contains(hostsOf(got), rest[0].Host) {
 		t.Fatalf("host %s claimed twice", rest[0].Host)
 	}
-	if none, _ := q.Claim(ctx, w2, 5, time.Minute, time.Second, nil); len(none) != 0 {
+	if none, _ := q.Claim(ctx, w2, 5, time.Minute, nil); len(none) != 0 {
 		t.Fatalf("Claim with every host held = %v", none)
 	}
 
@@ -93,7 +93,7 @@ func TestQueueLifecycle(t *testing.T) {
 	if err := q.Release(ctx, w2, h, 0); err != nil {
 		t.Fatal(err)
 	}
-	again, err := q.Claim(ctx, w1, 5, time.Minute, time.Second, nil)
+	again, err := q.Claim(ctx, w1, 5, time.Minute, nil)
 	if err != nil || len(again) != 1 || again[0].Host != h {
 		t.Fatalf("Claim after release = %v, %v; want %s", again, err, h)
 	}
@@ -103,7 +103,7 @@ func TestQueueLifecycle(t *testing.T) {
 	if err := q.Release(ctx, w1, h, 0); err != nil {
 		t.Fatal(err)
 	}
-	if none, _ := q.Claim(ctx, w2, 5, time.Minute, time.Second, nil); len(none) != 0 {
+	if none, _ := q.Claim(ctx, w2, 5, time.Minute, nil); len(none) != 0 {
 		t.Fatalf("a host without queued links was claimed: %v", none)
 	}
 	// Releasing a host one does not hold does nothing.
@@ -119,9 +119,9 @@ func TestQueueLifecycle(t *testing.T) {
 }
 
 // TestQueueExpiredLease: a lease that is not renewed expires; the next
-// owner waits the old owner's drain time past the expiry (by the
-// database's clock) and the old owner learns at renewal that the host is
-// gone.
+// owner learns that it took an expired lease over (and adds its delay
+// past the expiry), a released host passes its wait on instead, and the
+// old owner learns at renewal that the host is gone.
 func TestQueueExpiredLease(t *testing.T) {
 	ctx := t.Context()
 	g, links := queueGraph(t, 1)
@@ -130,20 +130,20 @@ func TestQueueExpiredLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead, heir := uuid.New(), uuid.New()
-	if got, err := q.Claim(ctx, dead, 1, 50*time.Millisecond, 2*time.Second, nil); err != nil || len(got) != 1 {
-		t.Fatalf("Claim = %v, %v", got, err)
+	if got, err := q.Claim(ctx, dead, 1, 50*time.Millisecond, nil); err != nil || len(got) != 1 || got[0].Expired {
+		t.Fatalf("Claim = %+v, %v; want the host, not taken over", got, err)
 	}
-	if got, _ := q.Claim(ctx, heir, 1, time.Minute, time.Second, nil); len(got) != 0 {
+	if got, _ := q.Claim(ctx, heir, 1, time.Minute, nil); len(got) != 0 {
 		t.Fatalf("claimed a live lease: %v", got)
 	}
 	time.Sleep(100 * time.Millisecond)
-	got, err := q.Claim(ctx, heir, 1, time.Minute, time.Second, nil)
+	got, err := q.Claim(ctx, heir, 1, time.Minute, nil)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("Claim of the expired lease = %v, %v", got, err)
 	}
-	// Expired about 50 ms ago, drain 2 s: about 1.95 s to wait.
-	if w := got[0].Wait; w < 1500*time.Millisecond || w > 2*time.Second {
-		t.Fatalf("Wait after taking over an expired lease = %v, want about 1.95s", w)
+	// Expired about 50 ms ago: nothing left to wait for but the delay.
+	if !got[0].Expired || got[0].Wait != 0 {
+		t.Fatalf("taking over an expired lease = %+v, want Expired and no Wait", got[0])
 	}
 	if kept, err := q.Renew(ctx, dead, []string{got[0].Host}, time.Minute); err != nil || len(kept) != 0 {
 		t.Fatalf("the old owner's Renew = %v, %v; want the host gone", kept, err)
@@ -152,8 +152,8 @@ func TestQueueExpiredLease(t *testing.T) {
 	if err := q.Release(ctx, heir, got[0].Host, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	got, err = q.Claim(ctx, dead, 1, time.Minute, time.Second, nil)
-	if err != nil || len(got) != 1 || got[0].Wait < 2500*time.Millisecond {
+	got, err = q.Claim(ctx, dead, 1, time.Minute, nil)
+	if err != nil || len(got) != 1 || got[0].Wait < 2500*time.Millisecond || got[0].Expired {
 		t.Fatalf("Claim after a release with a 3 s wait = %+v, %v", got, err)
 	}
 }
@@ -176,7 +176,7 @@ func TestQueueEnqueueDuringRelease(t *testing.T) {
 		if err := q.Enqueue(ctx, a[i:i+1]); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := q.Claim(ctx, w, 1, time.Minute, 0, nil); err != nil || len(got) != 1 {
+		if got, err := q.Claim(ctx, w, 1, time.Minute, nil); err != nil || len(got) != 1 {
 			t.Fatalf("Claim = %v, %v", got, err)
 		}
 		if err := q.Done(ctx, []uuid.UUID{a[i].ID}); err != nil {
@@ -194,7 +194,7 @@ func TestQueueEnqueueDuringRelease(t *testing.T) {
 			}
 		})
 		wg.Wait()
-		got, err := q.Claim(ctx, w, 1, time.Minute, 0, nil)
+		got, err := q.Claim(ctx, w, 1, time.Minute, nil)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("round %d: host a has a queued link but cannot be claimed (%v, %v)", i/2, got, err)
 		}
@@ -218,7 +218,7 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 	if err := q.Enqueue(ctx, links[:1]); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := q.Claim(ctx, w1, 1, time.Minute, 0, nil)
+	got, _ := q.Claim(ctx, w1, 1, time.Minute, nil)
 	if len(got) != 1 || got[0].Robots != nil {
 		t.Fatalf("first Claim = %+v; want no robots.txt cached", got)
 	}
@@ -229,7 +229,7 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 	if err := q.Release(ctx, w1, "a", 0); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = q.Claim(ctx, w2, 1, time.Minute, 0, nil)
+	got, _ = q.Claim(ctx, w2, 1, time.Minute, nil)
 	if len(got) != 1 || got[0].Robots == nil || string(got[0].Robots.Body) != string(rc.Body) ||
 		got[0].Robots.Origin != rc.Origin || got[0].Robots.TTL < 59*time.Minute {
 		t.Fatalf("Claim after SaveRobots = %+v", got)
@@ -372,7 +372,7 @@ func BenchmarkClaim(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		w := uuid.New()
 		for pb.Next() {
-			got, err := q.Claim(ctx, w, 1, time.Minute, time.Second, nil)
+			got, err := q.Claim(ctx, w, 1, time.Minute, nil)
 			if err != nil || len(got) != 1 {
 				b.Errorf("Claim = %v, %v", got, err)
 				return

@@ -34,8 +34,8 @@
 // dry, passing on when the host's next request may start (next_at). A host
 // belongs to one process at a time, so per-host limits and delays hold
 // across processes together; a process that dies loses its hosts when its
-// leases expire, and whoever takes one over first waits for the dead
-// owner's requests to have ended (drain_us past the expiry). Every time in
+// leases expire, and whoever takes one over first waits for the expiry, by
+// which the old owner ended its requests, and the host's delay past it. Every time in
 // these tables comes from the database's clock. robots.txt decisions are
 // cached in the host row. Processes register in crawl_workers, so that
 // hosts are spread evenly and a process joining a running crawl gets a
