@@ -85,94 +85,178 @@ func TestSharedCrawlFlakyRobotsNoFault(t *testing.T) {
 // (SIGSTOP) mid-crawl for longer than its lease, then continued. The
 // others take its hosts over once its leases expire; on waking it learns
 // that its hosts are gone, ends what it had under way there, and goes on
-// with the crawl. Every page is fetched, per-host limits and delays hold
-// across the processes, a page is fetched twice only if the stopped
-// process had it in flight when stopped (at most one per host it held,
-// --per-host 1), and the summaries add up.
+// with the crawl (faultRun.check says what must hold).
 func TestSharedCrawlStoppedPastItsLease(t *testing.T) {
+	r := startFaultRun(t)
+	r.waitForVictim(10)
+	if err := r.cmds[0].Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	r.noteInFlight()
+	time.Sleep(5 * time.Second) // past its 2 s lease: its hosts change hands
+	if err := r.cmds[0].Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped, it fetched nothing more: at most its requests under way,
+	// one per host it held (--per-host 1), are fetched again.
+	r.check(len(r.held))
+}
+
+// Scenario (d) of the fault suite: the network between one of three
+// processes and PostgreSQL fails for longer than its lease (its
+// statements and their answers wait, as in a partition), then heals. The
+// process's requests on its hosts end with their lease terms; the others
+// take the hosts over; once healed it learns they are gone and goes on.
+//
+// Unlike a stopped process, a cut one goes on fetching its hosts' pages
+// until 3/4 of its lease from its last renewal (it cannot tell a slow
+// database from a lost one sooner), and cannot store them: those pages
+// are in flight too, and the others fetch them again. At --delay 100ms
+// and --lease-ttl 2s that is at most 15 starts per host it held, plus
+// the one under way.
+func TestSharedCrawlCutFromItsDatabase(t *testing.T) {
 	dsn := pgtest.Database(t, "cmd")
-	const hosts, pages = 4, 40
-	site := newHostsSite(t, hosts, pages, 2*time.Millisecond)
-	site.mu.Lock()
-	site.cross = true
-	site.mu.Unlock()
-	var cmds []*exec.Cmd
-	var outs, errs []*bytes.Buffer
+	proxy, viaProxy := startPartitionProxy(t, dsn)
+	r := startFaultRunOn(t, dsn, viaProxy)
+	r.waitForVictim(10)
+	proxy.setPartitioned(true)
+	cut := time.Now()
+	r.noteInFlight()
+	time.Sleep(5 * time.Second) // past its 2 s lease
+	// Also in flight: what it fetched while cut, which it could not store.
+	after := 0
+	for _, q := range r.site.gets() {
+		if q.worker == "w0" && q.start.After(cut) {
+			r.inFlight[q.host+q.path] = true
+			r.held[q.host] = true
+			after++
+		}
+	}
+	proxy.setPartitioned(false)
+	t.Logf("the victim started %d requests after the cut", after)
+	r.check(len(r.held) * (15 + 1))
+}
+
+// faultRun is three crawl processes of one shared crawl (w0, the victim
+// of the fault, and w1, w2), on four hosts of 40 pages linking across
+// hosts, --per-host 1, --delay 100ms and --lease-ttl 2s.
+type faultRun struct {
+	t            *testing.T
+	dsn          string
+	site         *hostsSite
+	hosts, pages int
+	cmds         []*exec.Cmd
+	outs, errs   []*bytes.Buffer
+	// inFlight: the pages the victim had fetched and not stored as
+	// retrieved when the fault began; held: their hosts.
+	inFlight, held map[string]bool
+}
+
+// startFaultRun starts the run on a database of its own.
+func startFaultRun(t *testing.T) *faultRun {
+	dsn := pgtest.Database(t, "cmd")
+	return startFaultRunOn(t, dsn, dsn)
+}
+
+// startFaultRunOn starts the run on dsn, the victim reaching it through
+// victimDSN.
+func startFaultRunOn(t *testing.T, dsn, victimDSN string) *faultRun {
+	r := &faultRun{t: t, dsn: dsn, hosts: 4, pages: 40}
+	r.site = newHostsSite(t, r.hosts, r.pages, 2*time.Millisecond)
+	r.site.mu.Lock()
+	r.site.cross = true
+	r.site.mu.Unlock()
 	for i := range 3 {
-		c, o, e := sharedCrawl(t, dsn, fmt.Sprint("w", i), site,
+		d := dsn
+		if i == 0 {
+			d = victimDSN
+		}
+		c, o, e := sharedCrawl(t, d, fmt.Sprint("w", i), r.site,
 			"--per-host", "1", "--delay", "100ms", "--retries", "3", "--idle", "4s",
 			"--lease-ttl", "2s", "--timeout", "30s")
-		cmds, outs, errs = append(cmds, c), append(outs, o), append(errs, e)
+		r.cmds, r.outs, r.errs = append(r.cmds, c), append(r.outs, o), append(r.errs, e)
 	}
-	stopped := func() (n int) {
-		for _, r := range site.gets() {
-			if r.worker == "w0" {
-				n++
+	return r
+}
+
+// waitForVictim waits until the victim has fetched n pages.
+func (r *faultRun) waitForVictim(n int) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		got := 0
+		for _, q := range r.site.gets() {
+			if q.worker == "w0" {
+				got++
 			}
 		}
-		return n
-	}
-	for deadline := time.Now().Add(30 * time.Second); stopped() < 10 && time.Now().Before(deadline); {
+		if got >= n {
+			return
+		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := cmds[0].Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	// What it had in flight: fetched by it, not stored as retrieved.
-	inFlight := make(map[string]bool)
-	held := make(map[string]bool)
-	notRetrieved := notRetrievedURLs(t, dsn)
-	for _, r := range site.gets() {
-		if r.worker == "w0" && notRetrieved["http://"+r.host+r.path] {
-			inFlight[r.host+r.path] = true
-			held[r.host] = true
+	r.t.Fatalf("the victim never fetched %d pages", n)
+}
+
+// noteInFlight notes what the victim has in flight as the fault begins.
+func (r *faultRun) noteInFlight() {
+	r.inFlight, r.held = make(map[string]bool), make(map[string]bool)
+	notRetrieved := notRetrievedURLs(r.t, r.dsn)
+	for _, q := range r.site.gets() {
+		if q.worker == "w0" && notRetrieved["http://"+q.host+q.path] {
+			r.inFlight[q.host+q.path] = true
+			r.held[q.host] = true
 		}
 	}
-	time.Sleep(5 * time.Second) // past its 2 s lease: its hosts change hands
-	if err := cmds[0].Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range cmds {
+}
+
+// check waits for the processes and asserts what the fault suite
+// promises: every page fetched; a page fetched twice only if the victim
+// had it in flight (noteInFlight), and at most maxTwice such pages; per-host limits and delays
+// across the processes together; no robots-unreachable (every robots.txt
+// answers); and summaries that add up: the pages reported crawled by all
+// processes are the pages answered, a page counted twice only if it was
+// fetched twice.
+func (r *faultRun) check(maxTwice int) {
+	t := r.t
+	t.Helper()
+	for i, c := range r.cmds {
 		if err := c.Wait(); err != nil {
-			t.Fatalf("process w%d: %v\n%s%s", i, err, outs[i], errs[i])
+			t.Fatalf("process w%d: %v\n%s%s", i, err, r.outs[i], r.errs[i])
 		}
 	}
 	count := make(map[string]int)
-	for _, r := range site.gets() {
-		count[r.host+r.path]++
+	for _, q := range r.site.gets() {
+		count[q.host+q.path]++
 	}
-	if len(count) != hosts*pages {
-		t.Errorf("%d pages fetched, want %d", len(count), hosts*pages)
+	if len(count) != r.hosts*r.pages {
+		t.Errorf("%d pages fetched, want %d", len(count), r.hosts*r.pages)
 	}
 	twice := 0
 	for p, n := range count {
 		if n > 1 {
 			twice++
-			if n > 2 || !inFlight[p] {
-				t.Errorf("%s fetched %d times, though not in flight in the stopped process (%v)", p, n, inFlight)
+			if n > 2 || !r.inFlight[p] {
+				t.Errorf("%s fetched %d times, though not in flight in the victim (%v)", p, n, r.inFlight)
 			}
 		}
 	}
-	if twice > len(held) {
-		t.Errorf("%d pages fetched twice, want at most one per host the stopped process held (%d)", twice, len(held))
+	if twice > maxTwice {
+		t.Errorf("%d pages fetched twice, want at most %d", twice, maxTwice)
 	}
 	crawled := 0
-	for i := range cmds {
-		m := crawledRE.FindStringSubmatch(outs[i].String())
+	for i := range r.cmds {
+		m := crawledRE.FindStringSubmatch(r.outs[i].String())
 		if m == nil {
-			t.Fatalf("process w%d printed no summary:\n%s", i, outs[i])
+			t.Fatalf("process w%d printed no summary:\n%s", i, r.outs[i])
 		}
 		n, _ := strconv.Atoi(m[1])
 		crawled += n
-		if out := outs[i].String() + errs[i].String(); strings.Contains(out, "robots") && strings.Contains(out, "unreachable") {
+		if out := r.outs[i].String() + r.errs[i].String(); strings.Contains(out, "robots") && strings.Contains(out, "unreachable") {
 			t.Errorf("process w%d reports robots.txt unreachable:\n%s", i, out)
 		}
 	}
-	// The summaries add up: every page answered is reported crawled by
-	// one process, and by two only if both fetched it.
-	if crawled < hosts*pages || crawled > hosts*pages+twice {
-		t.Errorf("the processes reported %d pages crawled in all, want %d (+ at most %d fetched twice)", crawled, hosts*pages, twice)
+	if all := r.hosts * r.pages; crawled < all || crawled > all+twice {
+		t.Errorf("the processes reported %d pages crawled in all, want %d (+ at most %d fetched twice)", crawled, all, twice)
 	}
-	site.checkPolite(t, 1, 100*time.Millisecond)
-	t.Logf("stopped with %d pages in flight on %d hosts; %d fetched twice\n%s%s%s", len(inFlight), len(held), twice, outs[0], outs[1], outs[2])
+	r.site.checkPolite(t, 1, 100*time.Millisecond)
+	t.Logf("the victim had %d pages in flight on %d hosts; %d fetched twice\n%s%s%s%s", len(r.inFlight), len(r.held), twice, r.outs[0], r.errs[0], r.outs[1], r.outs[2])
 }
