@@ -92,7 +92,7 @@ func TestSharedCrawlStoppedPastItsLease(t *testing.T) {
 	if err := r.cmds[0].Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	r.noteInFlight()
+	r.noteInFlight(false)
 	time.Sleep(5 * time.Second) // past its 2 s lease: its hosts change hands
 	if err := r.cmds[0].Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestSharedCrawlCutFromItsDatabase(t *testing.T) {
 	r.waitForVictim(10)
 	proxy.setPartitioned(true)
 	cut := time.Now()
-	r.noteInFlight()
+	r.noteInFlight(false)
 	time.Sleep(5 * time.Second) // past its 2 s lease
 	// Also in flight: what it fetched while cut, which it could not store.
 	after := 0
@@ -135,6 +135,19 @@ func TestSharedCrawlCutFromItsDatabase(t *testing.T) {
 	proxy.setPartitioned(false)
 	t.Logf("the victim started %d requests after the cut", after)
 	r.check(len(r.held) * (15 + 1))
+}
+
+// Scenario (e) of the fault suite: PostgreSQL restarts mid-crawl (a
+// throwaway server of the test's own). Every process's statements fail
+// while it is down and are sent again once it is back; nobody loses a
+// lease it renews in time, nothing is lost, the crawl goes on.
+func TestSharedCrawlSurvivesDatabaseRestart(t *testing.T) {
+	cluster, dsn := pgtest.StartCluster(t)
+	r := startFaultRunOn(t, dsn, dsn)
+	r.waitForVictim(10)
+	r.noteInFlight(true)
+	cluster.Restart()
+	r.check(len(r.held))
 }
 
 // faultRun is three crawl processes of one shared crawl (w0, the victim
@@ -196,12 +209,13 @@ func (r *faultRun) waitForVictim(n int) {
 	r.t.Fatalf("the victim never fetched %d pages", n)
 }
 
-// noteInFlight notes what the victim has in flight as the fault begins.
-func (r *faultRun) noteInFlight() {
+// noteInFlight notes what the victim (or, with all, every process) has
+// in flight as the fault begins.
+func (r *faultRun) noteInFlight(all bool) {
 	r.inFlight, r.held = make(map[string]bool), make(map[string]bool)
 	notRetrieved := notRetrievedURLs(r.t, r.dsn)
 	for _, q := range r.site.gets() {
-		if q.worker == "w0" && notRetrieved["http://"+q.host+q.path] {
+		if (all || q.worker == "w0") && notRetrieved["http://"+q.host+q.path] {
 			r.inFlight[q.host+q.path] = true
 			r.held[q.host] = true
 		}
@@ -258,5 +272,5 @@ func (r *faultRun) check(maxTwice int) {
 		t.Errorf("the processes reported %d pages crawled in all, want %d (+ at most %d fetched twice)", crawled, all, twice)
 	}
 	r.site.checkPolite(t, 1, 100*time.Millisecond)
-	t.Logf("the victim had %d pages in flight on %d hosts; %d fetched twice\n%s%s%s%s", len(r.inFlight), len(r.held), twice, r.outs[0], r.errs[0], r.outs[1], r.outs[2])
+	t.Logf("in flight when the fault began: %d pages on %d hosts; %d fetched twice\n%s%s%s%s", len(r.inFlight), len(r.held), twice, r.outs[0], r.errs[0], r.outs[1], r.outs[2])
 }

@@ -1,5 +1,7 @@
 // Package pgtest gives tests a PostgreSQL database of their own on the
-// server named by the LINKSRUS_TEST_PG environment variable.
+// server named by the LINKSRUS_TEST_PG environment variable (Database), or
+// a throwaway server of their own, for the faults a shared server must not
+// see (StartCluster).
 //
 // Tests skip, saying why, when the variable is unset, unless
 // LINKSRUS_REQUIRE_PG=1 (as in CI), where a missing server is a failure:
@@ -43,11 +45,11 @@ func Database(t testing.TB, prefix string) string {
 	var suffix [8]byte
 	_, _ = rand.Read(suffix[:])
 	name := prefix + "_test_" + hex.EncodeToString(suffix[:])
-	if err := exec(baseDSN, "CREATE DATABASE "+name); err != nil {
+	if err := execSQL(baseDSN, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := exec(baseDSN, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		if err := execSQL(baseDSN, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 			t.Errorf("drop test database %s: %v", name, err)
 		}
 	})
@@ -55,7 +57,7 @@ func Database(t testing.TB, prefix string) string {
 	return u.String()
 }
 
-func exec(dsn, sql string) error {
+func execSQL(dsn, sql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)

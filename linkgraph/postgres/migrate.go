@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linksrus/linksrus/internal/pgretry"
 )
 
 //go:embed migrations/*.sql
@@ -71,7 +73,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return err
 	}
-	return retry(ctx, func(ctx context.Context) error {
+	return pgretry.Conflicts(ctx, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
 				return fmt.Errorf("take migration lock: %w", err)

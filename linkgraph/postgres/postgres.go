@@ -57,16 +57,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/linksrus/linksrus/internal/ctxtime"
+
+	"github.com/linksrus/linksrus/internal/pgretry"
 	"github.com/linksrus/linksrus/linkgraph"
 )
 
@@ -146,39 +144,13 @@ func (g *Graph) Close() error {
 	return nil
 }
 
-// maxAttempts bounds the retries of one statement.
-const maxAttempts = 8
-
-// retryable reports whether err is a transient conflict that the database
-// asks the client to retry.
-func retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return false
-	}
-	switch pgErr.Code {
-	case "40001", // serialization_failure
-		"40P01": // deadlock_detected
-		return true
-	}
-	return false
-}
-
-// retry runs op until it succeeds, fails for good, or ctx ends, backing off
-// exponentially with jitter between attempts.
+// retry runs a statement of the graph through pgretry.Do: again on
+// conflicts and, for a while, on a lost connection. Every statement of
+// this package comes to the same when sent again after a loss, even if it
+// ran: upserts, deletes and updates, or (a claim) one that at worst
+// leaves a lease to expire.
 func retry(ctx context.Context, op func(context.Context) error) error {
-	backoff := 5 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := op(ctx)
-		if err == nil || !retryable(err) || attempt == maxAttempts {
-			return err
-		}
-		sleep := backoff/2 + rand.N(backoff)
-		backoff = min(2*backoff, time.Second)
-		if cerr := ctxtime.Sleep(ctx, sleep); cerr != nil {
-			return fmt.Errorf("%w (retrying after: %w)", cerr, err)
-		}
-	}
+	return pgretry.Do(ctx, op)
 }
 
 // errClosed is returned by calls made after Close.

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
+	"go.uber.org/goleak"
+
 	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/linkgraph/graphtest"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -104,40 +104,6 @@ func TestOpenUnreachable(t *testing.T) {
 	}
 	if _, err := linkgraph.Open(ctx, "postgres://127.0.0.1:5432/x?pool_max_conns=zero"); err == nil {
 		t.Fatal("Open with a malformed pool option succeeded")
-	}
-}
-
-func TestRetry(t *testing.T) {
-	conflict := &pgconn.PgError{Code: "40001"}
-	calls := 0
-	err := retry(t.Context(), func(context.Context) error {
-		if calls++; calls < 3 {
-			return conflict
-		}
-		return nil
-	})
-	if err != nil || calls != 3 {
-		t.Fatalf("retry of two serialization failures: %v after %d calls, want success after 3", err, calls)
-	}
-
-	calls = 0
-	err = retry(t.Context(), func(context.Context) error { calls++; return conflict })
-	if !errors.Is(err, conflict) || calls != maxAttempts {
-		t.Fatalf("endless conflicts: %v after %d calls, want the conflict after %d", err, calls, maxAttempts)
-	}
-
-	calls = 0
-	other := &pgconn.PgError{Code: "23505"}
-	err = retry(t.Context(), func(context.Context) error { calls++; return other })
-	if !errors.Is(err, other) || calls != 1 {
-		t.Fatalf("unique violation: %v after %d calls, want no retry", err, calls)
-	}
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	err = retry(ctx, func(context.Context) error { return conflict })
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("retry with a cancelled context = %v, want context.Canceled", err)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linksrus/linksrus/internal/pgretry"
 )
 
 //go:embed migrations/*.sql
@@ -65,7 +67,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("create migrations table: %w", err)
 	}
 	for _, m := range migs {
-		err := withRetry(ctx, func(ctx context.Context) error {
+		err := pgretry.Conflicts(ctx, func(ctx context.Context) error {
 			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 				// Claiming the version row first serialises concurrent
 				// openers: a second one blocks here until the first
@@ -95,7 +97,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 func withCreateRace(ctx context.Context, op func(ctx context.Context) error) error {
 	var err error
 	for range 3 {
-		err = withRetry(ctx, op)
+		err = pgretry.Conflicts(ctx, op)
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "42P07" && pgErr.Code != "42710") {
 			return err

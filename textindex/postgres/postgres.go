@@ -44,17 +44,14 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/linksrus/linksrus/internal/ctxtime"
+	"github.com/linksrus/linksrus/internal/pgretry"
 	"github.com/linksrus/linksrus/textindex"
 )
 
@@ -128,29 +125,9 @@ func closedErr(err error) error {
 	return err
 }
 
-// retryable reports whether err is a transient conflict that succeeds when
-// the whole operation is run again.
-func retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
-}
-
-// maxAttempts bounds retries of a write that keeps conflicting, so that a
-// pathological hot spot surfaces as an error instead of a hang.
-const maxAttempts = 10
-
-// withRetry runs op until it succeeds, fails with an error that is not
-// retryable, or maxAttempts runs conflicted; waits grow from 2 ms.
+// withRetry runs op through pgretry.Do (again on conflicts and, for a
+// while, on a lost connection: the index's writes are upserts and deletes
+// that come to the same when run again), mapping a closed pool's error.
 func withRetry(ctx context.Context, op func(ctx context.Context) error) error {
-	wait := 2 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := op(ctx)
-		if err == nil || !retryable(err) || attempt == maxAttempts {
-			return closedErr(err)
-		}
-		if err := ctxtime.Sleep(ctx, wait); err != nil {
-			return err
-		}
-		wait *= 2
-	}
+	return closedErr(pgretry.Do(ctx, op))
 }

@@ -1,0 +1,122 @@
+package pgtest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Cluster is a throwaway PostgreSQL server a test starts for itself (with
+// the initdb and pg_ctl of Debian's postgresql package), for what a test
+// must not do to the server it shares with others: restart it.
+type Cluster struct {
+	t    testing.TB
+	bin  string // the directory of initdb and pg_ctl
+	data string
+	port int
+}
+
+// StartCluster starts a server of its own on 127.0.0.1, trusting local
+// connections, stopped and removed when the test ends, and returns it and
+// the URL of a database on it. Like Database, it skips the test when
+// PostgreSQL's programs are missing, unless LINKSRUS_REQUIRE_PG=1.
+func StartCluster(t testing.TB) (*Cluster, string) {
+	t.Helper()
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(bins) == 0 {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s=1 but no /usr/lib/postgresql/*/bin/initdb: install postgresql", EnvRequire)
+		}
+		t.Skip("PostgreSQL's initdb not found: apt-get install postgresql")
+	}
+	slices.SortFunc(bins, func(a, b string) int { return versionOf(a) - versionOf(b) })
+	dir, err := os.MkdirTemp("", "linksrus-pgcluster-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cluster{t: t, bin: filepath.Dir(bins[len(bins)-1]), data: filepath.Join(dir, "data"), port: freePort(t)}
+	if os.Geteuid() == 0 {
+		// initdb refuses to run as root: the cluster is the postgres
+		// user's.
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("running as root with no postgres user: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = c.run("pg_ctl", "stop", "-D", c.data, "-m", "immediate", "-w")
+		_ = os.RemoveAll(dir)
+	})
+	if err := c.run("initdb", "-D", c.data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
+		t.Fatalf("initdb: %v", err)
+	}
+	if err := c.pgctl("start"); err != nil {
+		t.Fatalf("start the cluster: %v", err)
+	}
+	base := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	if err := execSQL(base, "CREATE DATABASE linksrus_test"); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	return c, strings.Replace(base, "/postgres?", "/linksrus_test?", 1)
+}
+
+// Restart stops the server (fast: sessions are ended) and starts it again,
+// waiting for both.
+func (c *Cluster) Restart() {
+	c.t.Helper()
+	if err := c.pgctl("restart", "-m", "fast"); err != nil {
+		c.t.Fatalf("restart the cluster: %v", err)
+	}
+}
+
+func (c *Cluster) pgctl(args ...string) error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", c.port, c.data)
+	return c.run("pg_ctl", append(args, "-D", c.data, "-w", "-o", opts, "-l", c.data+".log")...)
+}
+
+// run runs one of PostgreSQL's programs, as the postgres user when the
+// test runs as root.
+func (c *Cluster) run(prog string, args ...string) error {
+	argv := append([]string{filepath.Join(c.bin, prog)}, args...)
+	var cmd *exec.Cmd
+	if os.Geteuid() == 0 {
+		quoted := make([]string, len(argv))
+		for i, a := range argv {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
+	} else {
+		cmd = exec.Command(argv[0], argv[1:]...)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %w\n%s", prog, err, out)
+	}
+	return nil
+}
+
+// versionOf is the major version in an initdb's path.
+func versionOf(path string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(path))))
+	return v
+}
+
+func freePort(t testing.TB) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
