@@ -62,22 +62,45 @@ func StartCluster(t testing.TB) (*Cluster, string) {
 	if err := c.run("initdb", "-D", c.data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
 		t.Fatalf("initdb: %v", err)
 	}
-	if err := c.pgctl("start"); err != nil {
-		t.Fatalf("start the cluster: %v", err)
+	c.Start()
+	return c, c.CreateDatabase("linksrus_test")
+}
+
+// CreateDatabase creates a database on the server and returns its URL.
+func (c *Cluster) CreateDatabase(name string) string {
+	c.t.Helper()
+	dsn := func(db string) string {
+		return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
 	}
-	base := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
-	if err := execSQL(base, "CREATE DATABASE linksrus_test"); err != nil {
-		t.Fatalf("create database: %v", err)
+	if err := execSQL(dsn("postgres"), "CREATE DATABASE "+name); err != nil {
+		c.t.Fatalf("create database %s: %v", name, err)
 	}
-	return c, strings.Replace(base, "/postgres?", "/linksrus_test?", 1)
+	return dsn(name)
 }
 
 // Restart stops the server (fast: sessions are ended) and starts it again,
 // waiting for both.
 func (c *Cluster) Restart() {
 	c.t.Helper()
-	if err := c.pgctl("restart", "-m", "fast"); err != nil {
-		c.t.Fatalf("restart the cluster: %v", err)
+	c.Stop()
+	c.Start()
+}
+
+// Stop shuts the server down as an operator's restart does: fast mode,
+// which ends every session and aborts its transaction.
+func (c *Cluster) Stop() {
+	c.t.Helper()
+	if err := c.pgctl("stop", "-m", "fast"); err != nil {
+		c.t.Fatalf("stop the cluster: %v", err)
+	}
+}
+
+// Start starts the server again after Stop, and waits until it takes
+// connections.
+func (c *Cluster) Start() {
+	c.t.Helper()
+	if err := c.pgctl("start"); err != nil {
+		c.t.Fatalf("start the cluster: %v", err)
 	}
 }
 

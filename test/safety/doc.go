@@ -14,8 +14,8 @@
 //   - A fuzz target for charset decoding through the crawler's exported
 //     stages, its interesting inputs kept under testdata/fuzz.
 //
-// The PostgreSQL restart test runs initdb and pg_ctl from
-// /usr/lib/postgresql/*/bin as the postgres OS user; it skips, saying why,
-// when they are missing or the test is not root, unless
-// LINKSRUS_REQUIRE_PG=1.
+// The PostgreSQL restart test runs its own server (internal/pgtest's
+// StartCluster: initdb and pg_ctl from /usr/lib/postgresql/*/bin, as the
+// postgres OS user when run as root); it skips, saying why, when they are
+// missing, unless LINKSRUS_REQUIRE_PG=1.
 package safety
