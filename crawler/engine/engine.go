@@ -148,7 +148,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		return nil, err
 	}
 	r.frontier = f
-	hf := newHostFetcher(runCtx, &r.wg, f.sched, &o, r.fence)
+	hf := newHostFetcher(runCtx, &r.wg, f.sched, &o, r.mayStart, r.fence)
 	if !o.IgnoreRobots {
 		f.robots = newRobotsTable(hf, &o)
 	}
@@ -156,12 +156,6 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		f.sitemaps = newSitemapReader(hf, r, f.robots)
 	}
 	f.work = r.newWorkSource()
-	// The engine's own requests (robots.txt, sitemaps) are fenced as the
-	// crawler's are (frontier.begin): only while the host may take one.
-	hf.allow = func(host string) bool {
-		_, start := f.work.may(host)
-		return start
-	}
 	r.discovery = newDiscovery(r)
 	fail := func(err error) (*Run, error) {
 		cancel()
@@ -205,8 +199,15 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 // ctx is the run's context, which ends with the run.
 func (r *Run) ctx() context.Context { return r.runCtx }
 
-// fence is the work source's fence around each request to a host (see
-// sentReporter).
+// mayStart and fence are the work source's fence around the requests the
+// engine makes itself (robots.txt, sitemaps; frontier.begin asks may for
+// the crawler's): a request starts only while its host may take one, and
+// runs under the host's fence (sentReporter, for every request of the run).
+func (r *Run) mayStart(host string) bool {
+	_, start := r.frontier.work.may(host)
+	return start
+}
+
 func (r *Run) fence(host string) context.Context { return r.frontier.work.fence(host) }
 
 // crawlerConfig is the crawler's configuration for the run: the fetch

@@ -202,7 +202,6 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	}
 
 	t.mu.Lock()
-	e.fetching = false
 	e.rules, e.basis, e.err = rules, basis, err
 	e.expires = time.Now().Add(robotsTTL)
 	if err != nil {
@@ -210,12 +209,20 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	} else if d, ok := rules.CrawlDelay(); ok {
 		t.sched.SetDelay(host, min(d, t.maxDelay))
 	}
+	t.endFetchLocked(host, e)
+	t.mu.Unlock()
+}
+
+// endFetchLocked ends e's fetch, decided or not: the host resumes once no
+// other fetch of its robots.txt runs, and those waiting for e look again.
+// t.mu must be held.
+func (t *robotsTable) endFetchLocked(host string, e *robotsEntry) {
+	e.fetching = false
 	if t.paused[host]--; t.paused[host] <= 0 {
 		delete(t.paused, host)
 		t.sched.Resume(host)
 	}
 	close(e.done)
-	t.mu.Unlock()
 }
 
 // undecided ends a fetch cut short because the host was withdrawn from
@@ -229,15 +236,11 @@ func (t *robotsTable) undecided(key, host string, e *robotsEntry) {
 	if t.origins[key] == e {
 		delete(t.origins, key)
 	}
-	e.fetching, e.withdrawn = false, true
+	e.withdrawn = true
 	// Not asked again at once: a fenced host refuses every request until
 	// its lease is renewed.
 	t.sched.Defer(host, time.Now().Add(fencedRetry))
-	if t.paused[host]--; t.paused[host] <= 0 {
-		delete(t.paused, host)
-		t.sched.Resume(host)
-	}
-	close(e.done)
+	t.endFetchLocked(host, e)
 }
 
 // busy reports whether a robots.txt of host is being fetched (the host
@@ -292,16 +295,20 @@ type hostFetcher struct {
 	timeout time.Duration
 	// allow says whether a request to a host may start, as the run's
 	// work source decides (in a shared crawl: its lease is held and within
-	// its term); nil allows every request.
+	// its term).
 	allow func(host string) bool
 }
 
-func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options, fence func(host string) context.Context) *hostFetcher {
+// newHostFetcher returns the run's fetcher of its own requests, fenced as
+// the crawler's are: a request to a host starts only if allow says so, and
+// runs under fence(host) (see sentReporter).
+func newHostFetcher(ctx context.Context, wg *sync.WaitGroup, sched *politeness.Scheduler[item], o *Options,
+	allow func(host string) bool, fence func(host string) context.Context) *hostFetcher {
 	getter := crawler.WithoutRedirects(sentReporter{next: o.URLGetter, sched: sched, fence: fence})
 	if o.Recorder != nil {
 		getter = &recordingGetter{next: getter, rec: o.Recorder, limit: o.MaxBodyBytes}
 	}
-	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: getter, timeout: o.FetchTimeout}
+	return &hostFetcher{ctx: ctx, wg: wg, sched: sched, getter: getter, timeout: o.FetchTimeout, allow: allow}
 }
 
 // spawn runs fn in a goroutine the run waits for.

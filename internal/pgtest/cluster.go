@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -21,6 +21,7 @@ type Cluster struct {
 	bin  string // the directory of initdb and pg_ctl
 	data string
 	port int
+	cred *syscall.Credential // the postgres user's, when the test runs as root
 }
 
 // StartCluster starts a server of its own on 127.0.0.1, trusting local
@@ -51,6 +52,7 @@ func StartCluster(t testing.TB) (*Cluster, string) {
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
+		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		if err := os.Chown(dir, uid, gid); err != nil {
 			t.Fatal(err)
 		}
@@ -112,16 +114,10 @@ func (c *Cluster) pgctl(args ...string) error {
 // run runs one of PostgreSQL's programs, as the postgres user when the
 // test runs as root.
 func (c *Cluster) run(prog string, args ...string) error {
-	argv := append([]string{filepath.Join(c.bin, prog)}, args...)
-	var cmd *exec.Cmd
-	if os.Geteuid() == 0 {
-		quoted := make([]string, len(argv))
-		for i, a := range argv {
-			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
-	} else {
-		cmd = exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(filepath.Join(c.bin, prog), args...)
+	cmd.Dir = filepath.Dir(c.data)
+	if c.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %w\n%s", prog, err, out)
