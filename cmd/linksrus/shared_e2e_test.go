@@ -318,9 +318,11 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 		}
 	}
 	count := make(map[string]int)
+	by := make(map[string][]string)
 	victimHosts := make(map[string]bool)
 	for _, r := range site.gets() {
 		count[r.host+r.path]++
+		by[r.host+r.path] = append(by[r.host+r.path], r.worker)
 		if r.worker == "w0" {
 			victimHosts[r.host] = true
 		}
@@ -347,7 +349,8 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 		}
 		twice++
 		if n > 2 || !inFlight[p] {
-			t.Errorf("%s fetched %d times, though not in flight in the killed process", p, n)
+			t.Errorf("%s fetched %d times (by %v), though not in flight in the killed process (not retrieved at the kill: %v)",
+				p, n, by[p], notRetrieved["http://"+p])
 		}
 	}
 	site.checkPolite(t, 2, 50*time.Millisecond)

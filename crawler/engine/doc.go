@@ -100,7 +100,11 @@
 // the host: the old owner's requests ended by the expiry. The requests of
 // the engine (robots.txt, sitemaps) are fenced as pages are; a robots.txt
 // fetch cut so decides nothing, and is fetched again by whoever holds the
-// host next.
+// host next. The attempts that found a robots.txt unreachable are shared
+// with the host, so Options.Retry bounds the attempts at the file across
+// the processes it passes through, with their backoff, and the decision
+// to give it up (its pages reported robots-unreachable) holds for every
+// process for the minute it lasts.
 //
 // What remains is a stall. The lease is checked when a request is let
 // start, and the term's end is seen by the transport (net/http) at its

@@ -48,6 +48,20 @@ type robotsTable struct {
 	mu      sync.Mutex
 	origins map[string]*robotsEntry
 	paused  map[string]int // fetches under way per scheduler host
+	// failed holds, per origin with no fetch under way, the attempts that
+	// found its robots.txt unreachable and have not been given up on yet
+	// (here, before the host was withdrawn, or by another process): the
+	// next fetch goes on from them.
+	failed map[string]robotsFailures
+}
+
+// robotsFailures is a robots.txt's unreachable attempts so far, to go on
+// from: how many, the last error, and when the next may start.
+type robotsFailures struct {
+	count   int
+	err     string
+	retryAt time.Time
+	expires time.Time
 }
 
 type robotsEntry struct {
@@ -75,6 +89,7 @@ func newRobotsTable(hf *hostFetcher, o *Options) *robotsTable {
 		maxDelay: o.MaxCrawlDelay,
 		origins:  make(map[string]*robotsEntry),
 		paused:   make(map[string]int),
+		failed:   make(map[string]robotsFailures),
 	}
 }
 
@@ -109,7 +124,12 @@ func (t *robotsTable) ensureLocked(u *url.URL) *robotsEntry {
 	if t.paused[u.Host]++; t.paused[u.Host] == 1 {
 		t.sched.Pause(u.Host)
 	}
-	t.spawn(func() { t.fetch(key, u.Host, e) })
+	prior := t.failed[key]
+	delete(t.failed, key)
+	if time.Now().After(prior.expires) {
+		prior = robotsFailures{}
+	}
+	t.spawn(func() { t.fetch(key, u.Host, e, prior) })
 	return nil
 }
 
@@ -166,34 +186,45 @@ func (t *robotsTable) admit(u *url.URL) error {
 }
 
 // fetch fetches one origin's robots.txt, retrying while it is
-// unreachable, then publishes the result and resumes the host.
-func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
+// unreachable, then publishes the result and resumes the host. The
+// attempts go on from prior, the failures of earlier fetches of the file
+// (this process's or, in a shared crawl, another's): the retry policy
+// bounds the attempts of the file, not of each process it passes through.
+func (t *robotsTable) fetch(key, host string, e *robotsEntry, prior robotsFailures) {
 	get := t.getterFor(host)
+	if prior.count > 0 {
+		t.sched.Defer(host, prior.retryAt)
+	}
 	var body []byte
 	var basis robots.Basis
 	var err error
-	for attempt := 0; ; attempt++ {
+	for attempt := prior.count; ; attempt++ {
 		body, basis, err = robots.FetchBody(t.ctx, get, key, t.opts)
 		if err == nil || t.ctx.Err() != nil || errors.Is(err, crawler.ErrWithdrawn) {
 			break
 		}
 		if attempt >= t.retry.MaxRetries {
+			t.shareFailures(host, key, attempt+1, err, 0)
 			err = fmt.Errorf("robots.txt unreachable after %d attempts: %w", attempt+1, err)
 			break
 		}
 		wait, ok := t.backoff(attempt, err)
 		if !ok {
+			t.shareFailures(host, key, attempt+1, err, 0)
 			break
 		}
 		// The next attempt's Acquire waits for this; so do the host's
 		// other requests.
-		t.sched.Defer(host, time.Now().Add(wait))
+		retryAt := time.Now().Add(wait)
+		t.sched.Defer(host, retryAt)
+		prior = robotsFailures{count: attempt + 1, err: err.Error(), retryAt: retryAt, expires: time.Now().Add(robotsErrorTTL)}
+		t.shareFailures(host, key, attempt+1, err, wait)
 	}
 	if t.ctx.Err() != nil && err == nil {
 		err = t.ctx.Err()
 	}
 	if t.ctx.Err() == nil && errors.Is(err, crawler.ErrWithdrawn) {
-		t.undecided(key, host, e)
+		t.undecided(key, host, e, prior)
 		return
 	}
 	rules := robots.RulesFor(basis, body, t.opts.RobotName)
@@ -213,6 +244,19 @@ func (t *robotsTable) fetch(key, host string, e *robotsEntry) {
 	t.mu.Unlock()
 }
 
+// shareFailures tells the other processes of a shared crawl that the
+// origin's robots.txt was unreachable failures times in a row, and when it
+// may be tried again (retry; none once the retries are given up). The
+// record lasts as long as an unreachable file's decision, so that the
+// host's next owner goes on with the attempts, or keeps the decision.
+func (t *robotsTable) shareFailures(host, key string, failures int, err error, retry time.Duration) {
+	if t.share == nil {
+		return
+	}
+	t.share(host, workqueue.Robots{Origin: key, Basis: robots.BasisUnreachable, TTL: robotsErrorTTL,
+		Failures: failures, Error: err.Error(), Retry: retry})
+}
+
 // endFetchLocked ends e's fetch, decided or not: the host resumes once no
 // other fetch of its robots.txt runs, and those waiting for e look again.
 // t.mu must be held.
@@ -228,13 +272,17 @@ func (t *robotsTable) endFetchLocked(host string, e *robotsEntry) {
 // undecided ends a fetch cut short because the host was withdrawn from
 // this process (its lease ended or awaits renewal): nothing is decided, or
 // cached, and the file is fetched again when a page of the host asks, here
-// once the lease is renewed, or by the host's next owner. The host's pages
-// are not told the file is unreachable: it was never asked.
-func (t *robotsTable) undecided(key, host string, e *robotsEntry) {
+// once the lease is renewed (going on from the attempts that failed,
+// prior), or by the host's next owner. The host's pages are not told the
+// file is unreachable: it was never asked.
+func (t *robotsTable) undecided(key, host string, e *robotsEntry, prior robotsFailures) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.origins[key] == e {
 		delete(t.origins, key)
+	}
+	if prior.count > 0 {
+		t.failed[key] = prior
 	}
 	e.withdrawn = true
 	// Not asked again at once: a fenced host refuses every request until
@@ -251,16 +299,31 @@ func (t *robotsTable) busy(host string) bool {
 	return t.paused[host] > 0
 }
 
-// seed takes a robots.txt decision another process made for host's
-// origin, unless this run has a fresh one of its own or is fetching it.
+// seed takes what another process learned of host's origin's robots.txt,
+// unless this run has a fresh decision of its own or is fetching the file:
+// its decision, or the attempts that found it unreachable. Those the retry
+// policy allows no more of are this run's decision too (the host's pages
+// are reported with ReasonRobotsUnreachable); otherwise the next fetch
+// goes on from them.
 func (t *robotsTable) seed(host string, rc workqueue.Robots) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.origins[rc.Origin]; e != nil && (e.fetching || (e.err == nil && time.Now().Before(e.expires))) {
 		return
 	}
+	delete(t.failed, rc.Origin)
+	var err error
+	if rc.Basis == robots.BasisUnreachable {
+		if rc.Failures <= t.retry.MaxRetries {
+			delete(t.origins, rc.Origin)
+			t.failed[rc.Origin] = robotsFailures{count: rc.Failures, err: rc.Error,
+				retryAt: time.Now().Add(rc.Retry), expires: time.Now().Add(rc.TTL)}
+			return
+		}
+		err = fmt.Errorf("robots.txt unreachable after %d attempts: %s", rc.Failures, rc.Error)
+	}
 	rules := robots.RulesFor(rc.Basis, rc.Body, t.opts.RobotName)
-	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: rc.Basis, expires: time.Now().Add(rc.TTL)}
+	t.origins[rc.Origin] = &robotsEntry{rules: rules, basis: rc.Basis, err: err, expires: time.Now().Add(rc.TTL)}
 	if d, ok := rules.CrawlDelay(); ok {
 		t.sched.SetDelay(host, min(d, t.maxDelay))
 	}

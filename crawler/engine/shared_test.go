@@ -15,6 +15,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
+	"github.com/linksrus/linksrus/crawler/robots"
 	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph/memory"
@@ -482,5 +483,98 @@ func TestSharedNeedsQueue(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "workqueue.Provider") {
 		t.Errorf("error %q does not say the graph keeps no queue", err)
+	}
+}
+
+// robotsWatch is a shared queue that shows the test what its process
+// shares of robots.txt files.
+type robotsWatch struct {
+	workqueue.Queue
+	saved func(workqueue.Robots)
+}
+
+func (q robotsWatch) SaveRobots(ctx context.Context, host string, r workqueue.Robots) error {
+	err := q.Queue.SaveRobots(ctx, host, r)
+	q.saved(r)
+	return err
+}
+
+// TestSharedRobotsRetriesGoOn: a host's robots.txt that stays unreachable
+// is tried as often as the retry policy says in all the processes it
+// passes through together, not that often by each. A process that stops
+// after two failed attempts leaves the host to the next with two attempts
+// spent and the backoff still to wait; that one makes the two left, gives
+// up and reports the page robots-unreachable; a third, later, takes that
+// decision as it is, without asking the server again.
+func TestSharedRobotsRetriesGoOn(t *testing.T) {
+	dsn := pgtest.Database(t, "engine")
+	log := &requestLog{}
+	h := startHost(t, 9, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		htmlPage(w, "a page")
+	}))
+	retry := crawler.RetryPolicy{MaxRetries: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
+	process := func(ctx context.Context, worker string, saved func(workqueue.Robots), seed string) *engine.Summary {
+		t.Helper()
+		g := openShared(t, dsn)
+		o := sharedOptions(t, dsn, worker, robotsWatch{Queue: g.WorkQueue(), saved: saved}, g)
+		o.Retry = retry
+		e, err := engine.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := e.Run(ctx, seed)
+		if err != nil && ctx.Err() == nil {
+			t.Fatalf("%s: %v", worker, err)
+		}
+		return sum
+	}
+
+	// The first process stops once it has shared its second failure.
+	ctx, stop := context.WithCancel(t.Context())
+	var retry2 time.Duration
+	process(ctx, "first", func(r workqueue.Robots) {
+		if r.Failures == 2 {
+			retry2 = r.Retry
+			stop()
+		}
+	}, h.URL+"/")
+	if n := log.count(h.Host, "/robots.txt"); n != 2 {
+		t.Fatalf("the first process requested robots.txt %d times, want 2 before it stopped", n)
+	}
+	if n := log.count(h.Host, "/"); n != 0 {
+		t.Fatalf("the page was requested %d times before robots.txt was known", n)
+	}
+	stopped := log.of(h.Host)[1].start
+
+	var last workqueue.Robots
+	sum := process(t.Context(), "second", func(r workqueue.Robots) { last = r }, h.URL+"/")
+	robotsGets := log.count(h.Host, "/robots.txt")
+	if robotsGets != 1+retry.MaxRetries {
+		t.Errorf("robots.txt requested %d times by the two processes, want %d in all", robotsGets, 1+retry.MaxRetries)
+	}
+	if first := log.of(h.Host)[2].start; first.Sub(stopped) < retry2-10*time.Millisecond {
+		t.Errorf("the second process tried again %v after the first's last attempt, before the backoff of %v", first.Sub(stopped), retry2)
+	}
+	if sum.Reasons[crawler.ReasonRobotsUnreachable.String()] != 1 || sum.Pages != 0 {
+		t.Errorf("second process: %+v, want the page reported robots-unreachable", sum.Progress)
+	}
+	if last.Basis != robots.BasisUnreachable || last.Failures != 1+retry.MaxRetries || !strings.Contains(last.Error, "503") {
+		t.Errorf("shared at the end %+v, want unreachable after %d attempts with the 503", last, 1+retry.MaxRetries)
+	}
+
+	sum = process(t.Context(), "third", func(workqueue.Robots) {}, h.URL+"/other")
+	if n := log.count(h.Host, "/robots.txt"); n != robotsGets {
+		t.Errorf("the third process asked for robots.txt again (%d requests in all, were %d)", n, robotsGets)
+	}
+	if len(sum.Seeds) != 1 || sum.Seeds[0].Reason != crawler.ReasonRobotsUnreachable ||
+		sum.Seeds[0].Err == nil || !strings.Contains(sum.Seeds[0].Err.Error(), "503") {
+		t.Errorf("third process: seeds %v, want the page robots-unreachable with the 503", sum.Seeds)
+	}
+	if n := log.count(h.Host, "/other") + log.count(h.Host, "/"); n != 0 {
+		t.Errorf("pages requested %d times while robots.txt was unreachable", n)
 	}
 }

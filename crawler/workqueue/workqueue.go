@@ -103,18 +103,30 @@ type Lease struct {
 	Robots *Robots
 }
 
-// Robots is a robots.txt decision kept for the processes of a crawl to
-// share, so that a host's new owner need not fetch the file again.
+// Robots is what the processes of a crawl know of a host's robots.txt,
+// kept for them to share: a decision, so that a host's new owner need not
+// fetch the file again, or the attempts that found it unreachable, so that
+// the retries go on where they stopped instead of starting over in every
+// process the host passes through.
 type Robots struct {
 	// Origin is the scheme and host the file was fetched from.
 	Origin string
-	// Basis is how the decision was reached (rules, unavailable), and
-	// Body the file when the basis is robots.BasisRules. Its values are
-	// stored as they are.
+	// Basis is how the decision was reached (rules, unavailable,
+	// unreachable), and Body the file when the basis is
+	// robots.BasisRules. Its values are stored as they are.
 	Basis robots.Basis
 	Body  []byte
-	// TTL is how long the decision may still be used.
+	// TTL is how long the record may still be used.
 	TTL time.Duration
+
+	// Failures, with Basis robots.BasisUnreachable, is the number of
+	// attempts in a row that found the file unreachable, and Error the
+	// last one's error. A process whose retry policy allows more attempts
+	// makes the next one after Retry; one whose policy allows no more
+	// takes the file as unreachable for TTL.
+	Failures int
+	Error    string
+	Retry    time.Duration
 }
 
 // Status is what a process learns of the shared crawl at each heartbeat.

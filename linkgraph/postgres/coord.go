@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -150,7 +151,9 @@ RETURNING h.host,
 	c.owner IS NOT NULL AND c.owner <> $1,
 	CASE WHEN h.robots_expires > now() THEN h.robots_origin END,
 	h.robots_basis, h.robots_body,
-	CASE WHEN h.robots_expires > now() THEN EXTRACT(EPOCH FROM (h.robots_expires - now()))::FLOAT8 END`
+	CASE WHEN h.robots_expires > now() THEN EXTRACT(EPOCH FROM (h.robots_expires - now()))::FLOAT8 END,
+	h.robots_failures, h.robots_error,
+	GREATEST(EXTRACT(EPOCH FROM (COALESCE(h.robots_retry_at, now()) - now())), 0)::FLOAT8`
 
 // Claim leases up to n hosts with queued work that nobody holds (never
 // held, released, or whose lease expired) to worker for ttl, hosts in
@@ -179,12 +182,20 @@ func (q *Queue) Claim(ctx context.Context, worker uuid.UUID, n int, ttl time.Dur
 			var basis *int16
 			var body []byte
 			var robotsTTL *float64
-			if err := rows.Scan(&l.Host, &wait, &l.Expired, &origin, &basis, &body, &robotsTTL); err != nil {
+			var failures int16
+			var failure *string
+			var retry float64
+			if err := rows.Scan(&l.Host, &wait, &l.Expired, &origin, &basis, &body, &robotsTTL,
+				&failures, &failure, &retry); err != nil {
 				return err
 			}
 			l.Wait = seconds(wait)
 			if origin != nil && basis != nil && robotsTTL != nil {
-				l.Robots = &workqueue.Robots{Origin: *origin, Basis: robots.Basis(*basis), Body: body, TTL: seconds(*robotsTTL)}
+				l.Robots = &workqueue.Robots{Origin: *origin, Basis: robots.Basis(*basis), Body: body, TTL: seconds(*robotsTTL),
+					Failures: int(failures), Retry: seconds(retry)}
+				if failure != nil {
+					l.Robots.Error = *failure
+				}
 			}
 			out = append(out, l)
 		}
@@ -375,14 +386,22 @@ func (q *Queue) Leave(ctx context.Context, worker uuid.UUID) error {
 	})
 }
 
-// SaveRobots caches host's robots.txt for ttl, for the processes that hold
-// the host after this one.
+// SaveRobots keeps what this process learned of host's robots.txt (a
+// decision, or failed attempts and when to try again) for r.TTL, for the
+// processes that hold the host after this one.
 func (q *Queue) SaveRobots(ctx context.Context, host string, r workqueue.Robots) error {
+	var failure *string
+	if r.Error != "" {
+		failure = &r.Error
+	}
+	failures := int16(min(max(r.Failures, 0), math.MaxInt16))
 	return q.exec(ctx, "save robots.txt", func(ctx context.Context) error {
 		_, err := q.g.pool.Exec(ctx, `
 			UPDATE crawl_hosts SET robots_origin = $2, robots_basis = $3, robots_body = $4,
-				robots_expires = now() + $5 * INTERVAL '1 microsecond'
-			WHERE host = $1`, host, r.Origin, int16(r.Basis), r.Body, micros(r.TTL))
+				robots_expires = now() + $5 * INTERVAL '1 microsecond',
+				robots_failures = $6, robots_error = $7,
+				robots_retry_at = now() + $8 * INTERVAL '1 microsecond'
+			WHERE host = $1`, host, r.Origin, int16(r.Basis), r.Body, micros(r.TTL), failures, failure, micros(r.Retry))
 		return err
 	})
 }

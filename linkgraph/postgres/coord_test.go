@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linksrus/linksrus/crawler/robots"
 	"github.com/linksrus/linksrus/crawler/workqueue"
 	"github.com/linksrus/linksrus/linkgraph"
 )
@@ -233,6 +234,24 @@ func TestQueueRobotsAndHeartbeat(t *testing.T) {
 	if len(got) != 1 || got[0].Robots == nil || string(got[0].Robots.Body) != string(rc.Body) ||
 		got[0].Robots.Origin != rc.Origin || got[0].Robots.TTL < 59*time.Minute {
 		t.Fatalf("Claim after SaveRobots = %+v", got)
+	}
+	// Failed attempts are kept with the last error and when to try again,
+	// by the database's clock.
+	failed := workqueue.Robots{Origin: "http://a", Basis: robots.BasisUnreachable, TTL: time.Minute,
+		Failures: 2, Error: "robots: http://a/robots.txt answered 503", Retry: 30 * time.Second}
+	if err := q.SaveRobots(ctx, "a", failed); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Release(ctx, w2, "a", 0); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = q.Claim(ctx, w1, 1, time.Minute, nil)
+	if len(got) != 1 || got[0].Robots == nil {
+		t.Fatalf("Claim after failures saved = %+v", got)
+	}
+	if r := got[0].Robots; r.Basis != failed.Basis || r.Failures != 2 || r.Error != failed.Error ||
+		r.Retry < 29*time.Second || r.Retry > failed.Retry || r.Body != nil {
+		t.Fatalf("Claim after failures saved: robots %+v, want %+v", *r, failed)
 	}
 
 	want := workqueue.Status{Workers: 1, FewestHungry: -1, PendingHosts: 1}
