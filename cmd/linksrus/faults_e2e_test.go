@@ -213,7 +213,7 @@ func (r *faultRun) waitForVictim(n int) {
 // in flight as the fault begins.
 func (r *faultRun) noteInFlight(all bool) {
 	r.inFlight, r.held = make(map[string]bool), make(map[string]bool)
-	notRetrieved := notRetrievedURLs(r.t, r.dsn)
+	notRetrieved := notRetrievedURLs(r.t, r.dsn, time.Now())
 	for _, q := range r.site.gets() {
 		if (all || q.worker == "w0") && notRetrieved["http://"+q.host+q.path] {
 			r.inFlight[q.host+q.path] = true
