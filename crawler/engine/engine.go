@@ -67,8 +67,8 @@ type Summary struct {
 	Stopped, LimitReached, Canceled bool
 	// Seeds holds the outcome of every seed the run fetched or tried to.
 	Seeds []crawler.Outcome
-	// SharedQueries is, in a shared crawl whose queue counts them (a
-	// Queries() int64 method), the statements the run sent to it.
+	// SharedQueries is, in a shared crawl, the statements the run sent to
+	// its queue (workqueue.Queue's Queries).
 	SharedQueries int64
 }
 

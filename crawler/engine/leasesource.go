@@ -121,12 +121,8 @@ type leaseSource struct {
 func newLeaseSource(o *Options, f leaseTarget, cutoff time.Time, scan scanFunc) *leaseSource {
 	s := o.Shared
 	ttl := s.LeaseTTL
-	var q0 int64
-	if c, ok := s.Queue.(interface{ Queries() int64 }); ok {
-		q0 = c.Queries()
-	}
 	return &leaseSource{
-		queriesAtStart: q0,
+		queriesAtStart: s.Queue.Queries(),
 		q:              s.Queue,
 		worker:         uuid.New(),
 		f:              f,
@@ -293,10 +289,7 @@ func (s *leaseSource) out(id uuid.UUID, host string, crawled bool) {
 
 // queries implements workSource.
 func (s *leaseSource) queries() int64 {
-	if c, ok := s.q.(interface{ Queries() int64 }); ok {
-		return c.Queries() - s.queriesAtStart
-	}
-	return 0
+	return s.q.Queries() - s.queriesAtStart
 }
 
 // finished records a page's outcome: handled pages leave the queue; pages
@@ -380,9 +373,7 @@ func (s *leaseSource) close() error {
 		err = errors.Join(err, s.q.Release(ctx, s.worker, h, time.Until(next)))
 	}
 	err = errors.Join(err, s.q.Leave(ctx, s.worker))
-	if c, ok := s.q.(interface{ Close() error }); ok {
-		err = errors.Join(err, c.Close())
-	}
+	err = errors.Join(err, s.q.Close())
 	return err
 }
 

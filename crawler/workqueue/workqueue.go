@@ -24,12 +24,6 @@ import (
 // lets one process at a time send the host requests. Times in it (lease
 // expiry, a host's next request) are the database's. Its methods are safe
 // for concurrent use.
-//
-// Two capabilities are optional, and the engine uses them when a Queue has
-// them: Queries() int64, the statements sent so far (reported as
-// engine.Summary.SharedQueries), and Close() error, which the engine calls
-// at the end of each run to give back what waiting for work holds (a
-// listening connection); the queue stays usable after it.
 type Queue interface {
 	// Enqueue adds links under their hosts; links queued before are kept.
 	Enqueue(ctx context.Context, links []Link) error
@@ -56,6 +50,13 @@ type Queue interface {
 	// WaitForWork waits up to d for a sign that work may be available,
 	// and reports whether one came.
 	WaitForWork(ctx context.Context, d time.Duration) (bool, error)
+	// Queries returns the statements sent to the database so far (the
+	// engine reports a run's as Summary.SharedQueries).
+	Queries() int64
+	// Close gives back what waiting for work holds (a listening
+	// connection); the engine calls it at the end of each run, and the
+	// queue stays usable after it.
+	Close() error
 }
 
 // Provider is a store that keeps a shared crawl queue beside its data, such
