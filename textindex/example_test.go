@@ -237,3 +237,36 @@ func ExampleSiteOf() {
 	// docs.example.com
 	// found http://127.0.0.1:18083/
 }
+
+// A word of a page's title or URL path counts more than the same word in
+// its text (textindex.DefaultWeights); a query may weigh the fields its
+// own way.
+func ExampleWeights() {
+	idx, err := textindex.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	for _, d := range []*textindex.Document{
+		{LinkID: uuid.New(), URL: "https://example.com/notes.html", Title: "Notes", Content: "vacuum, then vacuum again"},
+		{LinkID: uuid.New(), URL: "https://example.com/sql-vacuum.html", Title: "VACUUM", Content: "garbage-collect a database"},
+	} {
+		if err := idx.Index(d); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println(textindex.URLTerms("https://example.com/sql-vacuum.html?v=2"))
+	for _, w := range []textindex.Weights{{}, {Title: 1, URL: 1, Body: 1}} {
+		it, err := idx.Search(textindex.Query{Expression: "vacuum", Weights: w})
+		if err != nil {
+			log.Fatal(err)
+		}
+		it.Next()
+		fmt.Printf("weights %+v: first %s\n", w, it.Document().Title)
+		it.Close()
+	}
+	// Output:
+	// [sql vacuum html]
+	// weights {Title:0 URL:0 Body:0}: first VACUUM
+	// weights {Title:1 URL:1 Body:1}: first Notes
+}

@@ -65,8 +65,9 @@ func (t QueryType) String() string {
 //	score = relevance + PageRank
 //
 // and relevance is the backend's text relevance of the document for the
-// query (BM25 for the memory and sqlite backends, ts_rank for postgres); a
-// title counts as part of the text. Documents with equal scores are ordered
+// query (BM25F for the memory and sqlite backends, ts_rank with field
+// weights for postgres), in which a term found in the title or the URL's
+// path counts more than one found in the text (see Weights). Documents with equal scores are ordered
 // by LinkID, in the link graph's ID order (linkgraph.CompareIDs: byte
 // order), so that paging with Offset is stable as long as the
 // index does not change between pages. Because relevance is not normalised,
@@ -80,6 +81,9 @@ type Query struct {
 	Expression string
 	// Offset is the number of leading results to skip.
 	Offset uint64
+	// Weights are the fields' weights in the relevance; the zero value
+	// is DefaultWeights.
+	Weights Weights
 }
 
 // The bounds of a query (see Query).

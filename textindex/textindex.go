@@ -118,8 +118,8 @@ type Document struct {
 	// PageRank is the page's score as computed by a ranking job.
 	PageRank float64
 	// Relevance is set on search results only: the backend's text
-	// relevance of the document for the query (BM25 for memory and
-	// sqlite, ts_rank for postgres). Results are ordered by
+	// relevance of the document for the query (BM25F for memory and
+	// sqlite, ts_rank for postgres; see Weights). Results are ordered by
 	// Relevance + PageRank (see Query).
 	Relevance float64
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ type evalOptions struct {
 	allowNets    stringList
 	ignoreRobots bool
 	workers      int
+	weights      weightsFlag
 }
 
 // runEval measures the ranking on a judged set: each judged query is
@@ -47,6 +49,7 @@ func runEval(ctx context.Context, env *environment, args []string) error {
 	fs.Var(&o.allowNets, "allow-net", "with --crawl: let the crawler reach this private network `CIDR`, e.g. 127.0.0.0/8 for a local copy of a site (repeatable)")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "with --crawl: do not fetch or obey robots.txt")
 	fs.IntVar(&o.workers, "workers", 0, "with --crawl: fetch `N` pages at once (default: the crawl command's)")
+	fs.Var(&o.weights, "weights", "search with these field `WEIGHTS`, e.g. title=10,url=5,body=1 (textindex.Weights; default: the index's), to tune them on the judged set")
 	rest, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -105,7 +108,7 @@ func runEval(ctx context.Context, env *environment, args []string) error {
 		defer index.Close()
 	}
 
-	outcomes, err := relevance.Evaluate(ctx, contextSearcher{index}, set, relevance.Options{Base: o.base, Timeout: o.timeout})
+	outcomes, err := relevance.Evaluate(ctx, contextSearcher{index}, set, relevance.Options{Base: o.base, Timeout: o.timeout, Weights: textindex.Weights(o.weights)})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("eval: a search gave up after --timeout %v: %w", o.timeout, err)
@@ -252,4 +255,42 @@ func baseNote(outcomes []relevance.Outcome, base string) string {
 		}
 	}
 	return fmt.Sprintf("no result of any judged query is under --base %s: the index holds another site, or --base is not the root the judged pages are relative to", base)
+}
+
+// weightsFlag is a --weights value: field=weight pairs separated by
+// commas, of the fields title, url and body; a field left out weighs
+// what textindex.DefaultWeights gives it.
+type weightsFlag textindex.Weights
+
+func (w *weightsFlag) String() string {
+	if w == nil || *w == (weightsFlag{}) {
+		return ""
+	}
+	return fmt.Sprintf("title=%g,url=%g,body=%g", w.Title, w.URL, w.Body)
+}
+
+func (w *weightsFlag) Set(v string) error {
+	out := textindex.DefaultWeights
+	for pair := range strings.SplitSeq(v, ",") {
+		name, num, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		f, err := strconv.ParseFloat(num, 64)
+		if !ok || err != nil {
+			return fmt.Errorf("%q is not field=weight (title=10,url=5,body=1)", pair)
+		}
+		switch name {
+		case "title":
+			out.Title = f
+		case "url":
+			out.URL = f
+		case "body":
+			out.Body = f
+		default:
+			return fmt.Errorf("unknown field %q: the fields are title, url and body", name)
+		}
+	}
+	if _, err := textindex.WeightsOf(textindex.Query{Weights: out}); err != nil {
+		return err
+	}
+	*w = weightsFlag(out)
+	return nil
 }

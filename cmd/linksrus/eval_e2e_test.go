@@ -216,6 +216,9 @@ func TestEvalMistakes(t *testing.T) {
 		{"bad base", []string{"--judged", judged, "--base", "ftp://x/"}, exitUsage, "--base"},
 		{"bad seed", []string{"--judged", judged, "--crawl", "notaurl"}, exitUsage, "--crawl"},
 		{"no index", []string{"--judged", judged, "--base", site.URL, "--index", "none"}, exitUsage, "no index to evaluate"},
+		{"negative weight", []string{"--judged", judged, "--base", site.URL, "--weights", "title=-1"}, exitUsage, "for flag -weights: textindex: invalid field weights"},
+		{"unknown field", []string{"--judged", judged, "--base", site.URL, "--weights", "heading=3"}, exitUsage, `unknown field "heading"`},
+		{"weight not a number", []string{"--judged", judged, "--base", site.URL, "--weights", "title=ten"}, exitUsage, `"title=ten" is not field=weight`},
 		{"malformed judged set", []string{"--judged", bad, "--base", site.URL}, exitFailure, bad + ": line 2: no tab"},
 		{"missing judged set", []string{"--judged", bad + ".gone", "--base", site.URL}, exitFailure, "no such file"},
 		{"no data", []string{"--data", filepath.Join(data, "nothing"), "--judged", judged, "--base", site.URL}, exitFailure, "no index in"},
@@ -230,6 +233,12 @@ func TestEvalMistakes(t *testing.T) {
 				t.Errorf("eval %v: more than a line and a hint:\n%s", c.args, r.stderr)
 			}
 		})
+	}
+
+	// Weights of one's own: a field left out keeps its default.
+	r = linksrus(t, nil, "eval", "--data", data, "--judged", judged, "--base", site.URL+"/index.html", "--weights", "title=1,url=1")
+	if r.code != 0 || !strings.Contains(r.stdout, "MRR@10") {
+		t.Errorf("eval --weights title=1,url=1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// A --base the judged pages are not relative to: every query misses,

@@ -25,6 +25,9 @@ type Options struct {
 	PageSize int
 	// Timeout bounds each query's search; 0: only ctx bounds it.
 	Timeout time.Duration
+	// Weights are the fields' weights every query is searched with
+	// (textindex.Query.Weights); the zero value is the index's default.
+	Weights textindex.Weights
 }
 
 // Outcome is what a judged query found.
@@ -86,7 +89,9 @@ func Evaluate(ctx context.Context, index searchweb.Searcher, set []Judgment, opt
 	}
 	out := make([]Outcome, len(set))
 	for i, j := range set {
-		o, err := evaluateOne(ctx, index, reqs[i].Query, accept[i], opts)
+		q := reqs[i].Query
+		q.Weights = opts.Weights
+		o, err := evaluateOne(ctx, index, q, accept[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("relevance: line %d: %q: %w", j.Line, j.Query, err)
 		}

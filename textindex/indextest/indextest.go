@@ -63,6 +63,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"Paging", testPaging},
 		{"PageRankOrder", testPageRankOrder},
 		{"RelevanceOrder", testRelevanceOrder},
+		{"FieldWeights", testFieldWeights},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},
 		{"UpdateScoreIndexed", testUpdateScoreIndexed},
 		{"NonASCII", testNonASCII},

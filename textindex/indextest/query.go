@@ -374,6 +374,46 @@ func testRelevanceOrder(t *testing.T, idx textindex.Indexer) {
 	}
 }
 
+// testFieldWeights: a word of the title or of the URL's path counts more
+// than the same word in the text (textindex.DefaultWeights), so the page
+// titled "Otter" comes before the report that mentions otters twice, and
+// the page at /guides/beaver-dams.html before the one that mentions a
+// beaver once; with every field weighing the same, mentions decide again.
+// Weights that are negative, not finite, or leave the text out are
+// refused.
+func testFieldWeights(t *testing.T, idx textindex.Indexer) {
+	filler := strings.Repeat("words about rivers and the animals living there ", 3)
+	titled := newDoc("Otter", "a short note "+filler)
+	mentioned := newDoc("Report", "otter seen, then another otter "+filler)
+	pathed := newDoc("Guide", "how dams are built "+filler)
+	pathed.URL = "https://example.com/guides/beaver-dams.html"
+	beaver := newDoc("Notes", "a beaver was seen "+filler)
+	mustIndex(t, idx, mentioned, titled, beaver, pathed)
+
+	for _, c := range []struct {
+		q    textindex.Query
+		want []uuid.UUID
+	}{
+		{match("otter"), []uuid.UUID{titled.LinkID, mentioned.LinkID}},
+		{match("beaver"), []uuid.UUID{pathed.LinkID, beaver.LinkID}},
+		{textindex.Query{Expression: "otter", Weights: textindex.Weights{Title: 1, URL: 1, Body: 1}}, []uuid.UUID{mentioned.LinkID, titled.LinkID}},
+	} {
+		got, total := search(t, idx, c.q)
+		if total != 2 || !slices.Equal(ids(got), c.want) {
+			t.Errorf("%q with weights %+v: %v (%d in all), want %v", c.q.Expression, c.q.Weights, titles(got), total, c.want)
+		}
+	}
+	for _, w := range []textindex.Weights{{Title: -1, Body: 1}, {Title: 5, URL: 2}, {Body: math.NaN()}, {Title: math.Inf(1), Body: 1}} {
+		it, err := idx.Search(textindex.Query{Expression: "otter", Weights: w})
+		if err == nil {
+			it.Close()
+		}
+		if !errors.Is(err, textindex.ErrInvalidWeights) {
+			t.Errorf("weights %+v: %v, want ErrInvalidWeights", w, err)
+		}
+	}
+}
+
 func testNonASCII(t *testing.T, idx textindex.Indexer) {
 	fr := newDoc("Café crème", "Une brûlée à la crème, s'il vous plaît.")
 	de := newDoc("Straße", "Größe und Übermaß.")

@@ -20,7 +20,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		return nil
 	}
 	// As in Index, the terms are found before taking the lock.
-	words := make([][]string, len(docs))
+	words := make([][numFields][]string, len(docs))
 	for n, d := range docs {
 		words[n] = split(d)
 	}

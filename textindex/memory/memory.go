@@ -6,8 +6,10 @@
 //
 // Documents are kept in an inverted index from term to the documents that
 // contain it, so a search touches only documents holding its rarest term.
-// Relevance is Okapi BM25 (k1 = 1.2, b = 0.75) over the title and the
-// content taken together, combined with PageRank as textindex.Query
+// Relevance is BM25F (k1 = 1.2, b = 0.75) over the title, the URL's path
+// terms and the content, weighted by the query's textindex.Weights, as
+// SQLite FTS5's bm25() computes it, so that this backend and the embedded
+// one order results alike; it is combined with PageRank as textindex.Query
 // describes.
 package memory
 
@@ -48,10 +50,26 @@ var _ interface {
 // documentation's Duplicates) is in docs but not in byOrd or the postings,
 // so that a group's text is indexed, and weighs in BM25, once.
 type entry struct {
-	doc    textindex.Document
-	ord    uint32   // position in Index.byOrd, or unpublished; a replaced document gets a new one
-	tokens []uint32 // term IDs of title then content, for phrase checks
-	tf     map[uint32]uint32
+	doc textindex.Document
+	ord uint32 // position in Index.byOrd, or unpublished; a replaced document gets a new one
+	// fields holds the term IDs of each field in order, for phrases,
+	// which match within one field.
+	fields [numFields][]uint32
+	tf     map[uint32][numFields]uint32
+	size   int // terms in all fields
+}
+
+// The fields of a document, scored with textindex.Weights.
+const (
+	fieldTitle = iota
+	fieldURL
+	fieldBody
+	numFields
+)
+
+// weighted returns tf, a term's frequency per field, weighted by w.
+func weighted(tf [numFields]uint32, w textindex.Weights) float64 {
+	return w.Title*float64(tf[fieldTitle]) + w.URL*float64(tf[fieldURL]) + w.Body*float64(tf[fieldBody])
 }
 
 // Index is an in-memory textindex.Indexer. The zero value is not usable;
@@ -69,7 +87,7 @@ type Index struct {
 	df       map[uint32]int      // term ID -> live documents containing it
 	byOrd    []*entry            // nil once the ordinal's document was replaced
 	dead     int                 // nil slots in byOrd
-	totalLen uint64              // sum of len(tokens) over live documents
+	totalLen uint64              // sum of the sizes of live documents
 }
 
 // New returns an empty index. It is the one backend constructor not of
@@ -116,9 +134,13 @@ func (i *Index) Index(doc *textindex.Document) error {
 	return nil
 }
 
-// split returns the terms of doc's title then content.
-func split(doc *textindex.Document) []string {
-	return append(terms.Split(doc.Title), terms.Split(doc.Content)...)
+// split returns the terms of doc's fields.
+func split(doc *textindex.Document) [numFields][]string {
+	var f [numFields][]string
+	f[fieldTitle] = terms.Split(doc.Title)
+	f[fieldURL] = terms.URLTerms(doc.URL)
+	f[fieldBody] = terms.Split(doc.Content)
+	return f
 }
 
 // unpublished is the ord of an entry that is not searchable.
@@ -142,20 +164,26 @@ func compareMembers(a, b member) int {
 		&textindex.Document{LinkID: b.id, URL: b.url, Redirect: b.redirect})
 }
 
-// put inserts or replaces doc, whose terms are words; i.mu must be held
-// for writing.
-func (i *Index) put(doc *textindex.Document, words []string) {
-	e := &entry{doc: *doc, ord: unpublished, tokens: make([]uint32, len(words)), tf: make(map[uint32]uint32)}
+// put inserts or replaces doc, whose terms are words (by field); i.mu must
+// be held for writing.
+func (i *Index) put(doc *textindex.Document, words [numFields][]string) {
+	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32][numFields]uint32)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
-	for n, w := range words {
-		id, ok := i.termIDs[w]
-		if !ok {
-			id = uint32(len(i.termIDs))
-			i.termIDs[w] = id
+	for f, fw := range words {
+		e.fields[f] = make([]uint32, len(fw))
+		for n, w := range fw {
+			id, ok := i.termIDs[w]
+			if !ok {
+				id = uint32(len(i.termIDs))
+				i.termIDs[w] = id
+			}
+			e.fields[f][n] = id
+			tf := e.tf[id]
+			tf[f]++
+			e.tf[id] = tf
 		}
-		e.tokens[n] = id
-		e.tf[id]++
+		e.size += len(fw)
 	}
 	old, replacing := i.docs[doc.LinkID]
 	if replacing {
@@ -198,7 +226,7 @@ func (i *Index) publish(e *entry) {
 		i.df[id]++
 	}
 	i.byOrd = append(i.byOrd, e)
-	i.totalLen += uint64(len(e.tokens))
+	i.totalLen += uint64(e.size)
 }
 
 // published reports whether e is the searchable version of its document.
@@ -282,7 +310,7 @@ func (i *Index) retire(old *entry) {
 			delete(i.df, id)
 		}
 	}
-	i.totalLen -= uint64(len(old.tokens))
+	i.totalLen -= uint64(old.size)
 }
 
 // compact renumbers the live documents densely and rebuilds the postings

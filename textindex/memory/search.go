@@ -49,12 +49,16 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("memory: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
 
+	weights, err := textindex.WeightsOf(q)
+	if err != nil {
+		return nil, fmt.Errorf("memory: search: %w", err)
+	}
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if i.closed {
 		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
 	}
-	matched, err := i.match(ctx, search)
+	matched, err := i.match(ctx, search, weights)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search %q: %w", q.Expression, err)
 	}
@@ -69,67 +73,58 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	return it, nil
 }
 
-// match returns the live documents matching the query, scored. The
-// caller holds the read lock.
-func (i *Index) match(ctx context.Context, q terms.Search) ([]hit, error) {
+// match returns the live documents matching the query, scored as SQLite
+// FTS5's bm25 scores them (BM25F over the fields, see textindex.Weights),
+// so that the two backends order results alike: every word and every
+// phrase of the query is a phrase of one or more terms; a phrase's
+// frequency in a document is the weighted sum of its occurrences in each
+// field (a phrase matches within one field); its IDF is
+// ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, of the N searchable
+// documents and the n that hold it; the length is the document's terms in
+// all fields. The caller holds the read lock.
+func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) ([]hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !q.Positive() {
 		return nil, nil
 	}
-	// Every required term: the words, then the phrases' words.
-	required := slices.Clone(q.Words)
-	for _, p := range q.Phrases {
-		required = append(required, p...)
-	}
-	termID := func(w string) (uint32, bool) { id, ok := i.termIDs[w]; return id, ok }
-	var seq []uint32 // required term IDs in query order
-	var lists [][]uint32
-	seen := make(map[uint32]bool)
-	for _, w := range required {
-		id, ok := termID(w)
-		if !ok {
-			return nil, nil // a term no document has: nothing can match
+	// The query's phrases: each word alone, then the phrases.
+	var phrases [][]uint32
+	for _, p := range append(wordPhrases(q.Words), q.Phrases...) {
+		ids := make([]uint32, len(p))
+		for n, word := range p {
+			id, ok := i.termIDs[word]
+			if !ok {
+				return nil, nil // a term no document has: nothing can match
+			}
+			ids[n] = id
 		}
-		seq = append(seq, id)
-		if !seen[id] {
-			seen[id] = true
-			lists = append(lists, i.postings[id])
-		}
-	}
-	phrases := make([][]uint32, len(q.Phrases))
-	for n, p := range q.Phrases {
-		for _, w := range p {
-			id, _ := termID(w)
-			phrases[n] = append(phrases[n], id)
-		}
+		phrases = append(phrases, ids)
 	}
 	var excluded []uint32
-	for _, w := range q.Exclude {
-		if id, ok := termID(w); ok {
+	for _, word := range q.Exclude {
+		if id, ok := i.termIDs[word]; ok {
 			excluded = append(excluded, id)
 		}
 	}
-	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
-	cands := intersect(lists)
+	cands := i.holdingAll(phrases)
 
-	// A slice, not a map: summing in one fixed order keeps the scores of
-	// equally relevant documents bit-identical, which the LinkID
-	// tie-break and so stable paging rely on.
-	type weight struct {
-		id  uint32
-		idf float64
-	}
 	live := float64(i.live())
 	avgLen := float64(i.totalLen) / math.Max(live, 1)
-	weights := make([]weight, 0, len(seen))
-	for _, id := range seq {
-		if seen[id] {
-			seen[id] = false
-			n := float64(i.df[id])
-			weights = append(weights, weight{id, math.Log(1 + (live-n+0.5)/(n+0.5))})
+	idf := make([]float64, len(phrases))
+	for n, p := range phrases {
+		var held int
+		if len(p) == 1 {
+			held = i.df[p[0]]
+		} else {
+			for _, ord := range i.holdingAll([][]uint32{p}) {
+				if e := i.byOrd[ord]; e != nil && e.holds(p) {
+					held++
+				}
+			}
 		}
+		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
 	}
 
 	var hits []hit
@@ -140,30 +135,85 @@ func (i *Index) match(ctx context.Context, q terms.Search) ([]hit, error) {
 			}
 		}
 		e := i.byOrd[ord]
-		if e == nil || !i.accepts(e, q, phrases, excluded) {
+		if e == nil || !i.accepts(e, q, phrases[len(q.Words):], excluded) {
 			continue
 		}
+		// Summed in one fixed order, so that the scores of equally
+		// relevant documents are bit-identical, which the LinkID
+		// tie-break and so stable paging rely on.
 		var s float64
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(e.tokens))/math.Max(avgLen, 1))
-		for _, w := range weights {
-			tf := float64(e.tf[w.id])
-			s += w.idf * tf * (bm25K1 + 1) / (tf + norm)
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(e.size)/math.Max(avgLen, 1))
+		for k, p := range phrases {
+			f := e.frequency(p, w)
+			s += idf[k] * f * (bm25K1 + 1) / (f + norm)
 		}
 		hits = append(hits, hit{e: e, score: s + e.doc.PageRank, relevance: s})
 	}
 	return hits, nil
 }
 
+// wordPhrases returns each word as a phrase of its own.
+func wordPhrases(words []string) [][]string {
+	out := make([][]string, len(words))
+	for n, w := range words {
+		out[n] = []string{w}
+	}
+	return out
+}
+
+// holdingAll returns the ordinals of the documents holding every term of
+// phrases, somewhere.
+func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
+	var lists [][]uint32
+	seen := make(map[uint32]bool)
+	for _, p := range phrases {
+		for _, id := range p {
+			if !seen[id] {
+				seen[id] = true
+				lists = append(lists, i.postings[id])
+			}
+		}
+	}
+	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
+	return intersect(lists)
+}
+
+// holds reports whether phrase occurs in one of e's fields.
+func (e *entry) holds(phrase []uint32) bool {
+	if len(phrase) == 1 {
+		return e.tf[phrase[0]] != [numFields]uint32{}
+	}
+	for _, f := range e.fields {
+		if countRuns(f, phrase) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// frequency is phrase's weighted frequency in e: its occurrences in each
+// field times the field's weight.
+func (e *entry) frequency(phrase []uint32, w textindex.Weights) float64 {
+	if len(phrase) == 1 {
+		return weighted(e.tf[phrase[0]], w)
+	}
+	var tf [numFields]uint32
+	for f, terms := range e.fields {
+		tf[f] = uint32(countRuns(terms, phrase))
+	}
+	return weighted(tf, w)
+}
+
 // accepts applies the query's phrases, exclusions and sites to a document
 // holding every required term.
 func (i *Index) accepts(e *entry, q terms.Search, phrases [][]uint32, excluded []uint32) bool {
 	for _, p := range phrases {
-		if !containsRun(e.tokens, p) {
+		if !e.holds(p) {
 			return false
 		}
 	}
 	for _, id := range excluded {
-		if e.tf[id] > 0 {
+		if e.holds([]uint32{id}) {
 			return false
 		}
 	}
@@ -200,14 +250,15 @@ func intersect(lists [][]uint32) []uint32 {
 	return out
 }
 
-// containsRun reports whether seq occurs contiguously in tokens.
-func containsRun(tokens, seq []uint32) bool {
+// countRuns returns how many times seq occurs contiguously in tokens.
+func countRuns(tokens, seq []uint32) int {
+	n := 0
 	for p := 0; p+len(seq) <= len(tokens); p++ {
 		if slices.Equal(tokens[p:p+len(seq)], seq) {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // hitHeap orders hits best first: higher score, then lower LinkID.

@@ -34,6 +34,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		// as text, element by element.
 		ids                  = make([][16]byte, len(docs))
 		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
+		urlTermsOf           = make([]string, len(docs))
 		times                = make([]time.Time, len(docs))
 		ranks                = make([]float64, len(docs))
 		hashes               = make([]string, len(docs))
@@ -43,19 +44,20 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
 		hashes[n], redirects[n] = sanitize(d.ContentHash), d.Redirect
 		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
+		urlTermsOf[n] = urlTerms(urls[n])
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect)
-			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms)
+			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms
 			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
-				$7::TEXT[], $8::BOOL[])
-				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect)
+				$7::TEXT[], $8::BOOL[], $9::TEXT[])
+				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms)
 			ON CONFLICT (link_id) DO UPDATE SET
-				url = excluded.url, title = excluded.title, content = excluded.content,
+				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
 				indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect`,
-			ids, urls, titles, bodies, times, ranks, hashes, redirects)
+			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf)
 		return err
 	})
 	if err != nil {

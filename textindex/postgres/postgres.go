@@ -31,7 +31,10 @@
 // # Ranking
 //
 // Relevance is ts_rank (default normalisation) of the tsvector against the
-// query; the score is relevance + PageRank, ties broken by LinkID. Hits are
+// query, whose title, URL path terms (column url_terms) and text are
+// labelled A, B and D and weighted by the query's textindex.Weights (scaled
+// so that the largest is 1, as ts_rank requires); the score is relevance +
+// PageRank, ties broken by LinkID. Hits are
 // ranked over the small key and score columns before the page being
 // returned is joined back to the stored text.
 //

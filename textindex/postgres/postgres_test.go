@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -74,8 +75,12 @@ func TestConcurrentOpen(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM textindex_schema_migrations").Scan(&n); err != nil {
 		t.Fatalf("count migrations: %v", err)
 	}
-	if n != 2 {
-		t.Fatalf("%d migration rows, want 2", n)
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("migration files: %v, %v", files, err)
+	}
+	if n != len(files) {
+		t.Fatalf("%d migration rows, want one per migration (%d)", n, len(files))
 	}
 }
 
@@ -170,5 +175,69 @@ func TestMigrateDuplicates(t *testing.T) {
 	got := results()
 	if len(got) != 1 || got[0].LinkID != old || len(got[0].AlsoAt) != 1 || got[0].PageRank != 0.5 {
 		t.Fatalf("re-indexed with a duplicate: %+v", got)
+	}
+}
+
+// TestMigrateFields opens an index written before fields (migrations 1
+// and 2): its rows get their URL path terms and a tsvector with the title
+// and URL weighted, so a search weighs them at once, without the pages
+// being indexed again.
+func TestMigrateFields(t *testing.T) {
+	dsn := pgtest.Database(t, "textindex")
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	var setup []string
+	for _, f := range []string{"migrations/0001_documents.sql", "migrations/0002_duplicates.sql"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup = append(setup, string(b))
+	}
+	titled, mentioned := uuid.New(), uuid.New()
+	setup = append(setup,
+		`CREATE TABLE textindex_schema_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO textindex_schema_migrations (version) VALUES (1), (2)`,
+		fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, indexed) VALUES
+			('%s', 'https://example.com/docs/routine-maintenance.html?v=1', 'Vacuum', 'how to keep tables in shape', now(), true),
+			('%s', 'https://example.com/docs/other.html', 'Other things', 'vacuum and vacuum again, among other things', now(), true)`,
+			titled, mentioned))
+	for _, q := range setup {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open migrates: %v", err)
+	}
+	defer idx.Close()
+	search := func(expr string) []uuid.UUID {
+		t.Helper()
+		it, err := idx.Search(textindex.Query{Expression: expr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var out []uuid.UUID
+		for it.Next() {
+			out = append(out, it.Document().LinkID)
+		}
+		return out
+	}
+	if got := search("vacuum"); len(got) != 2 || got[0] != titled {
+		t.Errorf("vacuum after migration: %v, want the page titled Vacuum (%v) first, then %v", got, titled, mentioned)
+	}
+	if got := search("maintenance"); len(got) != 1 || got[0] != titled {
+		t.Errorf("maintenance, a word of a URL's path only: %v, want %v", got, titled)
+	}
+	for _, w := range []string{"example", "v"} {
+		if got := search(w); len(got) != 0 {
+			t.Errorf("%q, of the URL's host or query, found %v", w, got)
+		}
 	}
 }

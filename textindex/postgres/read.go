@@ -135,6 +135,10 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !ok {
 		return nil, fmt.Errorf("postgres: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
+	weights, err := textindex.WeightsOf(q)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: search: %w", err)
+	}
 	if !s.Positive() {
 		return pager.New(0, 0, nil), nil
 	}
@@ -149,16 +153,16 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		where += " AND " + onSites(len(args)-1, len(args))
 	}
 	var total int64
-	err := i.pool.QueryRow(ctx, fmt.Sprintf(`
+	err = i.pool.QueryRow(ctx, fmt.Sprintf(`
 		SELECT count(*) FROM textindex_documents d, (SELECT %s AS q) q
 		WHERE %s`, tsq, where), args...).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	n := len(args)
-	page := fmt.Sprintf(pageSQL, tsq, where, n+1, n+2)
+	page := fmt.Sprintf(pageSQL, n+1, tsq, where, n+2, n+3)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, append(slices.Clone(args), limit, int64(offset)))
+		return i.fetchPage(ctx, page, append(slices.Clone(args), rankWeights(weights), limit, int64(offset)))
 	}), nil
 }
 
@@ -230,12 +234,14 @@ func onSites(hosts, ports int) string {
 const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/?#:@[]*)(?::([0-9]*))?(?:[/?#]|$)`
 
 // pageSQL ranks the hits on key and score alone and joins only the page
-// being returned back to the stored text. The verbs are the tsquery, the
-// condition on hits, and the limit and offset parameters' numbers.
+// being returned back to the stored text. The verbs are the weights
+// parameter's number, the tsquery, the condition on hits, and the limit
+// and offset parameters' numbers.
 const pageSQL = `
 	WITH hits AS (
-		SELECT d.link_id, ts_rank(d.tsv, q.q) + d.page_rank AS score, ts_rank(d.tsv, q.q) AS rel
-		FROM textindex_documents d, (SELECT %s AS q) q
+		SELECT d.link_id, r.rel + d.page_rank AS score, r.rel
+		FROM textindex_documents d, (SELECT $%d::FLOAT4[] AS w, %s AS q) q,
+			LATERAL (SELECT ts_rank(q.w, d.tsv, q.q) AS rel) r
 		WHERE %s
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d
@@ -277,4 +283,12 @@ func (i *Index) Count(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("postgres: count: %w", closedErr(err))
 	}
 	return uint64(n), nil
+}
+
+// rankWeights returns w as ts_rank's weights of the labels D, C, B and A
+// (text, unused, URL, title; see migration 0003), scaled so that the
+// largest is 1, the most ts_rank accepts.
+func rankWeights(w textindex.Weights) []float32 {
+	top := max(w.Title, w.URL, w.Body)
+	return []float32{float32(w.Body / top), 0, float32(w.URL / top), float32(w.Title / top)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -25,13 +26,13 @@ func (i *Index) Index(doc *textindex.Document) error {
 	url, title, content := sanitize(doc.URL), sanitize(doc.Title), sanitize(doc.Content)
 	err := withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect)
-			VALUES ($1, $2, $3, $4, $5, $6, true, NULLIF($7, ''), $8)
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms)
+			VALUES ($1, $2, $3, $4, $5, $6, true, NULLIF($7, ''), $8, $9)
 			ON CONFLICT (link_id) DO UPDATE SET
-				url = excluded.url, title = excluded.title, content = excluded.content,
+				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
 				indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect`,
-			doc.LinkID, url, title, content, doc.IndexedAt, doc.PageRank, sanitize(doc.ContentHash), doc.Redirect)
+			doc.LinkID, url, title, content, doc.IndexedAt, doc.PageRank, sanitize(doc.ContentHash), doc.Redirect, urlTerms(url))
 		return err
 	})
 	if err != nil {
@@ -96,3 +97,7 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 	}
 	return nil
 }
+
+// urlTerms returns the URL field of a document at url (textindex.URLTerms),
+// as the url_terms column holds it.
+func urlTerms(url string) string { return strings.Join(textindex.URLTerms(url), " ") }

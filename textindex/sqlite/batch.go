@@ -191,7 +191,7 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 			hash = d.ContentHash
 		}
 		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect)
-		text.set(a.id, false, d.Title+"\n"+d.Content)
+		text.set(a.id, false, fieldsOf(d.URL, d.Title, d.Content))
 	}
 	if err := execRows(ctx, w, insertBodiesPrefix, "", 7, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)

@@ -80,3 +80,71 @@ legacy words')`,
 		t.Fatalf("Count = %d, %v", n, err)
 	}
 }
+
+// TestMigrateFields opens an index written before fields (schema version
+// 3), whose full-text table held a document as one text: the table is
+// rebuilt from the stored documents, with the title and the URL's path
+// terms as fields of their own, and searches weigh them at once, without
+// the pages being indexed again.
+func TestMigrateFields(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:3] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	titled, mentioned, alias := uuid.New(), uuid.New(), uuid.New()
+	for _, q := range []string{
+		`PRAGMA user_version = 3`,
+		fmt.Sprintf(`INSERT INTO docs (id, link_id) VALUES (1, x'%x'), (2, x'%x'), (3, x'%x')`, titled[:], mentioned[:], alias[:]),
+		`INSERT INTO bodies (id, url, title, content, indexed_at, canon) VALUES
+			(1, 'https://example.com/docs/routine-maintenance.html', 'Vacuum', 'how to keep tables in shape', '2025-01-01T00:00:00Z', 1),
+			(2, 'https://example.com/docs/other.html', 'Other things', 'vacuum and vacuum again, among other things', '2025-01-01T00:00:00Z', 1),
+			(3, 'https://example.com/docs/alias.html', 'Alias', 'not searchable', '2025-01-01T00:00:00Z', 0)`,
+		`INSERT INTO docs_fts (rowid, body) VALUES
+			(1, 'Vacuum
+how to keep tables in shape'),
+			(2, 'Other things
+vacuum and vacuum again, among other things')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	idx, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("Open migrates: %v", err)
+	}
+	defer idx.Close()
+	search := func(expr string) []uuid.UUID {
+		t.Helper()
+		it, err := idx.Search(textindex.Query{Expression: expr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var out []uuid.UUID
+		for it.Next() {
+			out = append(out, it.Document().LinkID)
+		}
+		return out
+	}
+	if got := search("vacuum"); len(got) != 2 || got[0] != titled {
+		t.Errorf("vacuum after migration: %v, want the page titled Vacuum (%v) first, then %v", got, titled, mentioned)
+	}
+	if got := search("maintenance"); len(got) != 1 || got[0] != titled {
+		t.Errorf("maintenance, a word of a URL's path only: %v, want %v", got, titled)
+	}
+	if got := search("searchable"); len(got) != 0 {
+		t.Errorf("an alias's text became searchable: %v", got)
+	}
+}

@@ -183,6 +183,10 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	default:
 		return nil, fmt.Errorf("sqlite: search: %w: %v", textindex.ErrUnknownQueryType, q.Type)
 	}
+	weights, err := textindex.WeightsOf(q)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
 	expr, sites := matchExpr(q)
 	if expr == "" {
 		return pager.New(0, 0, nil), nil
@@ -206,7 +210,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 	}
 	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, expr, site, offset, limit)
+		return i.fetchPage(ctx, expr, site, weights, offset, limit)
 	}), nil
 }
 
@@ -217,7 +221,7 @@ const pageQuery = `
 	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, p.rel
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score, -h.r AS rel
-		FROM (SELECT rowid AS id, bm25(docs_fts) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
+		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
 		%s
 		ORDER BY score DESC, d.link_id
@@ -233,10 +237,11 @@ var (
 
 // fetchPage reads one page of a search's results; site, if not "", is the
 // space-separated sites the results must be on.
-func (i *Index) fetchPage(ctx context.Context, expr, site string, offset uint64, limit int) ([]*textindex.Document, error) {
-	query, args := pageQueryAll, []any{expr, limit, int64(offset)}
+func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, offset uint64, limit int) ([]*textindex.Document, error) {
+	// The weights in the order of docs_fts's columns.
+	query, args := pageQueryAll, []any{w.Title, w.URL, w.Body, expr, limit, int64(offset)}
 	if site != "" {
-		query, args = pageQuerySites, []any{expr, site, limit, int64(offset)}
+		query, args = pageQuerySites, []any{w.Title, w.URL, w.Body, expr, site, limit, int64(offset)}
 	}
 	rows, err := i.db.QueryContext(ctx, query, args...)
 	if err != nil {

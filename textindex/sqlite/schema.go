@@ -49,6 +49,20 @@ var migrations = []string{
 	ALTER TABLE bodies ADD COLUMN redirect INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE bodies ADD COLUMN canon INTEGER NOT NULL DEFAULT 1;
 	CREATE INDEX bodies_group ON bodies (content_hash, canon) WHERE content_hash IS NOT NULL;`,
+	// Fields (see textindex.Weights): docs_fts holds a document's title,
+	// URL path terms and text in columns of their own, which bm25 weighs.
+	// Its text was one column; being contentless it is rebuilt from the
+	// stored bodies, so an index gets its fields without a recrawl.
+	`DROP TABLE docs_fts;
+	CREATE VIRTUAL TABLE docs_fts USING fts5 (
+		title, url, body,
+		content = '',
+		contentless_delete = 1,
+		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*'"
+	);
+	INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', 16);
+	INSERT INTO docs_fts (rowid, title, url, body)
+		SELECT id, title, linksrus_url_terms(url), content FROM bodies WHERE canon ORDER BY id;`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so

@@ -10,12 +10,26 @@ import (
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
-// registerSiteFunc registers linksrus_on_site(url, sites) with the SQLite
-// driver, once: 1 when url is on one of the space-separated sites (as
-// terms.Site.String writes them; see terms.Site.Holds), else 0. It is how a
-// site: restriction is applied in SQL; URLs are parsed as package url
-// parses them, not by string matching that a look-alike URL could fool.
-var registerSiteFunc = sync.OnceValue(func() error {
+// registerFuncs registers the package's SQL functions with the SQLite
+// driver, once:
+//
+//   - linksrus_on_site(url, sites): 1 when url is on one of the
+//     space-separated sites (as terms.Site.String writes them; see
+//     terms.Site.Holds), else 0. It is how a site: restriction is applied
+//     in SQL; URLs are parsed as package url parses them, not by string
+//     matching that a look-alike URL could fool.
+//   - linksrus_url_terms(url): the terms of url's path, space-separated, as
+//     the url column of docs_fts holds them (textindex.URLTerms), for the
+//     migration that fills that column from the stored URLs.
+var registerFuncs = sync.OnceValue(func() error {
+	err := sqlite.RegisterDeterministicScalarFunction("linksrus_url_terms", 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			u, _ := args[0].(string)
+			return strings.Join(terms.URLTerms(u), " "), nil
+		})
+	if err != nil {
+		return err
+	}
 	return sqlite.RegisterDeterministicScalarFunction("linksrus_on_site", 2,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 			u, _ := args[0].(string)

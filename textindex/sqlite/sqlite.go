@@ -41,8 +41,9 @@
 // # Ranking
 //
 // Relevance is FTS5's bm25() (negated so that higher is better) over the
-// title and content taken together; the score is relevance + PageRank, ties
-// broken by LinkID. Ranking and counting run over rowids and the small docs
+// columns title, url (the URL's path terms) and body, weighted by the
+// query's textindex.Weights; the score is relevance + PageRank, ties broken
+// by LinkID. Ranking and counting run over rowids and the small docs
 // rows; only the page of results being returned is joined back to bodies, so
 // a broad query does not read the text of every hit.
 //
@@ -154,8 +155,8 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	if err := registerSiteFunc(); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: register linksrus_on_site: %w", path, err)
+	if err := registerFuncs(); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: register SQL functions: %w", path, err)
 	}
 	if opts.ReadOnly {
 		return openReadOnly(ctx, path)

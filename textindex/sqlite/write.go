@@ -104,7 +104,7 @@ func checkScores(ids []uuid.UUID, scores []float64) error {
 // the canonical changes hands; a re-crawl of an unchanged page (same hash,
 // same URL) does no work in docs_fts, since its text is the same.
 func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
-	body := doc.Title + "\n" + doc.Content
+	fields := fieldsOf(doc.URL, doc.Title, doc.Content)
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
 	var hash any // NULL: in no group
 	if doc.ContentHash != "" {
@@ -161,7 +161,7 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 			text.drop(displaced.Int64, true)
 		}
 		if canon {
-			text.set(id, hadText, body)
+			text.set(id, hadText, fields)
 		} else if hadText {
 			text.drop(id, hadText)
 		}
@@ -173,10 +173,10 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 // canonical, now that the canonical left it (its row is already gone).
 func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) error {
 	var (
-		next         int64
-		title, words string
+		next                int64
+		url, title, content string
 	)
-	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &title, &words)
+	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &url, &title, &content)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // the group is empty
 	}
@@ -186,6 +186,6 @@ func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) e
 	if err := w.exec(ctx, stmtSetCanon, true, next); err != nil {
 		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
 	}
-	text.set(next, false, title+"\n"+words)
+	text.set(next, false, fieldsOf(url, title, content))
 	return nil
 }

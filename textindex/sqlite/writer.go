@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
 // writer owns the single connection all writes go through, with its
@@ -47,9 +48,17 @@ type textBatch struct {
 
 // textRow is what becomes of one rowid's text in docs_fts.
 type textRow struct {
-	had  bool   // it had committed text when the transaction first touched it
-	keep bool   // it has text at the end: body
-	body string // the last write of a rowid wins
+	had  bool      // it had committed text when the transaction first touched it
+	keep bool      // it has text at the end: text
+	text ftsFields // the last write of a rowid wins
+}
+
+// ftsFields is a document's text as docs_fts's columns hold it.
+type ftsFields struct{ title, url, body string }
+
+// fieldsOf returns the docs_fts columns of the document at url.
+func fieldsOf(url, title, content string) ftsFields {
+	return ftsFields{title: title, url: strings.Join(terms.URLTerms(url), " "), body: content}
 }
 
 // row returns the state of rowid id, recording had if it is new to the
@@ -67,18 +76,18 @@ func (b *textBatch) row(id int64, had bool) *textRow {
 	return r
 }
 
-// set schedules body as the text of rowid id; had tells whether the row
+// set schedules text as the text of rowid id; had tells whether the row
 // has committed text (if the batch has not touched it yet).
-func (b *textBatch) set(id int64, had bool, body string) {
+func (b *textBatch) set(id int64, had bool, text ftsFields) {
 	r := b.row(id, had)
-	r.keep, r.body = true, body
+	r.keep, r.text = true, text
 }
 
 // drop schedules the removal of rowid id's text: a document that became
 // an alias of a duplicate.
 func (b *textBatch) drop(id int64, had bool) {
 	r := b.row(id, had)
-	r.keep, r.body = false, ""
+	r.keep, r.text = false, ftsFields{}
 }
 
 // flush writes the batch with one statement for the deletions (rowids in a
@@ -104,18 +113,19 @@ func (b *textBatch) flush(ctx context.Context, w *writer) error {
 		}
 	}
 	if len(inserts) > 0 {
-		args := make([]any, 0, 2*len(inserts))
+		args := make([]any, 0, 4*len(inserts))
 		for _, id := range inserts {
-			args = append(args, id, b.rows[id].body)
+			t := b.rows[id].text
+			args = append(args, id, t.title, t.url, t.body)
 		}
-		if err := execRows(ctx, w, insertTextsPrefix, "", 2, args); err != nil {
+		if err := execRows(ctx, w, insertTextsPrefix, "", 4, args); err != nil {
 			return fmt.Errorf("index text: %w", err)
 		}
 	}
 	return nil
 }
 
-const insertTextsPrefix = `INSERT INTO docs_fts (rowid, body) VALUES `
+const insertTextsPrefix = `INSERT INTO docs_fts (rowid, title, url, body) VALUES `
 
 // execRows runs prefix, rows of width parameters each taken from args,
 // then suffix, as many rows a statement as maxParams allows. Rows are
@@ -183,7 +193,7 @@ const (
 	// document has.
 	stmtFindHashes  = `SELECT DISTINCT content_hash FROM bodies WHERE content_hash IN (SELECT value FROM json_each(?))`
 	stmtLastDocID   = `SELECT coalesce(max(id), 0) FROM docs`
-	stmtNextInGroup = `SELECT id, title, content FROM bodies WHERE content_hash = ?
+	stmtNextInGroup = `SELECT id, url, title, content FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
 	stmtSetScore = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`

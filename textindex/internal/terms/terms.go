@@ -4,6 +4,7 @@
 package terms
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -55,4 +56,15 @@ func Query(expr string, phrase bool) (words []string, cut bool) {
 		words = append(words, w)
 	}
 	return words, cut
+}
+
+// URLTerms returns the terms of rawURL's path, percent-decoded (a path
+// that does not decode is split as it is), in order: the URL field of a
+// document. Nothing is returned for a URL that does not parse.
+func URLTerms(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	return Split(u.Path) // url.Parse decodes the path
 }

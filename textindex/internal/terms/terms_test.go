@@ -214,3 +214,20 @@ func FuzzParseSearch(f *testing.F) {
 		}
 	})
 }
+
+func TestURLTerms(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want []string
+	}{
+		{"https://example.com/docs/sql-vacuum.html", []string{"docs", "sql", "vacuum", "html"}},
+		{"http://127.0.0.1:8081/Café/Über%20uns?q=skip#frag", []string{"café", "über", "uns"}},
+		{"https://example.com", nil},
+		{"https://example.com/%zz-bad", nil}, // does not parse
+		{"/relative/path_name", []string{"relative", "path", "name"}},
+	} {
+		if got := URLTerms(c.url); !slices.Equal(got, c.want) {
+			t.Errorf("URLTerms(%q) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}

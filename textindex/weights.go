@@ -1,0 +1,63 @@
+package textindex
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+// Weights say how much a query term found in each field of a document
+// counts toward its relevance. Every backend scores a document as one text
+// made of its fields (BM25F, as SQLite FTS5's bm25 with column weights
+// does): a term's frequency in the document is the sum of its frequency in
+// each field times the field's weight, and the document's length is the
+// number of terms in all its fields. So a word of the title counts as
+// Title words of the body: the title names what a page is about, where the
+// body mentions much besides.
+//
+// The fields are the title, the words of the URL's path (URLTerms:
+// "/docs/sql-vacuum.html" is sql, vacuum, html) and the text.
+type Weights struct {
+	Title float64
+	URL   float64
+	Body  float64
+}
+
+// DefaultWeights are the weights of a Query that sets none. They were
+// chosen on the judged queries of make relevance (README.md, Relevance):
+// a title word counts as 10 words of text, a URL path word as 5.
+var DefaultWeights = Weights{Title: 10, URL: 5, Body: 1}
+
+// ErrInvalidWeights is returned by Search for Weights with a negative,
+// infinite or NaN weight, or a body weight of 0 with others set.
+var ErrInvalidWeights = errors.New("textindex: invalid field weights")
+
+// WeightsOf returns the weights q is scored with: q.Weights, or
+// DefaultWeights when q sets none; an error wrapping ErrInvalidWeights
+// for weights that are not finite and non-negative, or all zero but the
+// title's or URL's (a body that does not count would leave most documents
+// without a score).
+func WeightsOf(q Query) (Weights, error) {
+	w := q.Weights
+	if w == (Weights{}) {
+		return DefaultWeights, nil
+	}
+	for _, v := range []float64{w.Title, w.URL, w.Body} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Weights{}, fmt.Errorf("%w: %+v", ErrInvalidWeights, w)
+		}
+	}
+	if w.Body == 0 {
+		return Weights{}, fmt.Errorf("%w: the body's weight is 0 (%+v)", ErrInvalidWeights, w)
+	}
+	return w, nil
+}
+
+// URLTerms returns the terms of a URL's path, the URL field of a
+// document: its path, percent-decoded, split and folded as text is
+// ("https://example.com/docs/sql-vacuum.html" gives docs, sql, vacuum,
+// html). The host is left out (every page of a site would share it), and
+// so are the query and fragment.
+func URLTerms(rawURL string) []string { return terms.URLTerms(rawURL) }
