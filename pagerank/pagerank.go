@@ -292,19 +292,27 @@ type BatchScorer interface {
 // transaction each, and a point to notice a canceled context.
 const scoreChunk = 4096
 
-// Write stores every score of r in idx and returns the first error: in
-// chunks when idx is a BatchScorer, otherwise from workers goroutines at
-// once (16 if workers is 0). Links without a document in the index get
-// their score recorded for when they are indexed
-// (textindex.Indexer.UpdateScore).
+// Write stores every score of r in idx, relative to the average link's
+// (Scores[i] × len(IDs): 1 is a page as linked as the average one), the
+// scale a search's prior expects whatever the graph's size
+// (textindex.Weights.Prior), and returns the first error: in chunks when
+// idx is a BatchScorer, otherwise from workers goroutines at once (16 if
+// workers is 0). Links without a document in the index get their score
+// recorded for when they are indexed (textindex.Indexer.UpdateScore).
 func (r *Result) Write(ctx context.Context, idx Scorer, workers int) error {
+	scale := float64(len(r.IDs))
 	if bs, ok := idx.(BatchScorer); ok {
+		relative := make([]float64, 0, scoreChunk)
 		for from := 0; from < len(r.IDs); from += scoreChunk {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("pagerank: write scores: %w", err)
 			}
 			to := min(from+scoreChunk, len(r.IDs))
-			if err := bs.UpdateScores(r.IDs[from:to], r.Scores[from:to]); err != nil {
+			relative = relative[:0]
+			for _, s := range r.Scores[from:to] {
+				relative = append(relative, s*scale)
+			}
+			if err := bs.UpdateScores(r.IDs[from:to], relative); err != nil {
 				return fmt.Errorf("pagerank: write scores: %w", err)
 			}
 		}
@@ -322,7 +330,7 @@ func (r *Result) Write(ctx context.Context, idx Scorer, workers int) error {
 	for range workers {
 		wg.Go(func() {
 			for i := range jobs {
-				if err := idx.UpdateScore(r.IDs[i], r.Scores[i]); err != nil {
+				if err := idx.UpdateScore(r.IDs[i], r.Scores[i]*scale); err != nil {
 					mu.Lock()
 					errs = errors.Join(errs, err)
 					mu.Unlock()

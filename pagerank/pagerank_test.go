@@ -233,7 +233,8 @@ func (b *batchScores) UpdateScores(ids []uuid.UUID, s []float64) error {
 }
 
 // TestWriteInBatches: an index that takes many scores at once gets them in
-// chunks, every one written; a canceled context stops between chunks.
+// chunks, every one written relative to the average; a canceled context
+// stops between chunks.
 func TestWriteInBatches(t *testing.T) {
 	const n = 10_000
 	res := &pagerank.Result{IDs: make([]uuid.UUID, n), Scores: make([]float64, n)}
@@ -246,6 +247,12 @@ func TestWriteInBatches(t *testing.T) {
 	}
 	if len(b.m) != n || b.calls != 3 {
 		t.Errorf("%d scores in %d calls, want %d in 3", len(b.m), b.calls, n)
+	}
+	// Stored relative to the average link's: here every link is one.
+	for id, s := range b.m {
+		if math.Abs(s-1) > 1e-9 {
+			t.Fatalf("%s stored %v, want 1 (PageRank 1/%d relative to the average)", id, s, n)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b = &batchScores{scores: scores{m: map[uuid.UUID]float64{}}, after: func(int) { cancel() }}

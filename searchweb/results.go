@@ -23,9 +23,11 @@ type Result struct {
 	// query's words, which it marks (textindex.MakeSnippet).
 	Snippet textindex.Snippet `json:"snippet"`
 	Indexed time.Time         `json:"indexed_at"`
-	// Score = Relevance + PageRank: the order of the results.
+	// Score = Relevance + Prior, the order of the results: Relevance is
+	// the text's, Prior what PageRank adds (textindex.Weights.Prior).
 	Relevance float64 `json:"relevance"`
 	PageRank  float64 `json:"pagerank"`
+	Prior     float64 `json:"prior"`
 	Score     float64 `json:"score"`
 	// Host is the site the result is on, as site: names it: its host,
 	// with the port unless it is the scheme's default.
@@ -133,6 +135,10 @@ func Results(ctx context.Context, index Searcher, q textindex.Query, opts PageOp
 	if opts.SnippetWidth == 0 {
 		opts.SnippetWidth = DefaultSnippetWidth
 	}
+	weights, err := textindex.WeightsOf(q)
+	if err != nil {
+		return Page{}, fmt.Errorf("searchweb: results: %w", err)
+	}
 	it, err := index.SearchContext(ctx, q)
 	if err != nil {
 		return Page{}, fmt.Errorf("searchweb: results: %w", err)
@@ -140,7 +146,7 @@ func Results(ctx context.Context, index Searcher, q textindex.Query, opts PageOp
 	defer it.Close()
 
 	p := Page{Number: opts.Number, Offset: q.Offset, Results: []Result{}}
-	r := pageReader{it: it, q: q, limit: opts.Limit, width: opts.SnippetWidth}
+	r := pageReader{it: it, q: q, weights: weights, limit: opts.Limit, width: opts.SnippetWidth}
 	full := 0 // pages read that hold results
 	for n := 1; n <= opts.Number && !r.ended; n++ {
 		last := n == opts.Number
@@ -171,6 +177,7 @@ func Results(ctx context.Context, index Searcher, q textindex.Query, opts PageOp
 type pageReader struct {
 	it           textindex.Iterator
 	q            textindex.Query
+	weights      textindex.Weights // q's, for the prior
 	limit, width int
 	// pending is the result read past the end of the last page, the first
 	// of the next one.
@@ -223,7 +230,8 @@ func (r *pageReader) page(offset uint64, snippets bool) (results []Result, read 
 			Indexed:   d.IndexedAt,
 			Relevance: d.Relevance,
 			PageRank:  d.PageRank,
-			Score:     d.Relevance + d.PageRank,
+			Prior:     r.weights.Prior(d.PageRank),
+			Score:     d.Relevance + r.weights.Prior(d.PageRank),
 			Host:      textindex.SiteOf(d.URL),
 			AlsoAt:    d.AlsoAt,
 		}

@@ -267,6 +267,6 @@ func ExampleWeights() {
 	}
 	// Output:
 	// [sql vacuum html]
-	// weights {Title:0 URL:0 Body:0}: first VACUUM
-	// weights {Title:1 URL:1 Body:1}: first Notes
+	// weights {Title:0 URL:0 Body:0 PageRank:0}: first VACUUM
+	// weights {Title:1 URL:1 Body:1 PageRank:0}: first Notes
 }

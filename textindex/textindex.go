@@ -115,12 +115,15 @@ type Document struct {
 	// stores it in UTC with microsecond precision (PostgreSQL's), truncated
 	// towards the past (see Timestamp); no query bounds it by time.
 	IndexedAt time.Time
-	// PageRank is the page's score as computed by a ranking job.
+	// PageRank is the page's score as computed by a ranking job, relative
+	// to the average page's (1: as linked as the average page; see
+	// pagerank.Result.Write). It weighs in a search as its prior
+	// (Weights.Prior).
 	PageRank float64
 	// Relevance is set on search results only: the backend's text
 	// relevance of the document for the query (BM25F for memory and
 	// sqlite, ts_rank for postgres; see Weights). Results are ordered by
-	// Relevance + PageRank (see Query).
+	// Relevance + the prior of PageRank (see Query and Weights.Prior).
 	Relevance float64
 
 	// ContentHash, when not empty, says which documents hold the same

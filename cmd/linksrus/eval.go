@@ -49,7 +49,7 @@ func runEval(ctx context.Context, env *environment, args []string) error {
 	fs.Var(&o.allowNets, "allow-net", "with --crawl: let the crawler reach this private network `CIDR`, e.g. 127.0.0.0/8 for a local copy of a site (repeatable)")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "with --crawl: do not fetch or obey robots.txt")
 	fs.IntVar(&o.workers, "workers", 0, "with --crawl: fetch `N` pages at once (default: the crawl command's)")
-	fs.Var(&o.weights, "weights", "search with these field `WEIGHTS`, e.g. title=10,url=5,body=1 (textindex.Weights; default: the index's), to tune them on the judged set")
+	fs.Var(&o.weights, "weights", "search with these `WEIGHTS` of the fields and of PageRank, e.g. title=10,url=5,body=1,pagerank=1 (textindex.Weights; a weight left out is the default's), to tune them on the judged set")
 	rest, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -257,16 +257,16 @@ func baseNote(outcomes []relevance.Outcome, base string) string {
 	return fmt.Sprintf("no result of any judged query is under --base %s: the index holds another site, or --base is not the root the judged pages are relative to", base)
 }
 
-// weightsFlag is a --weights value: field=weight pairs separated by
-// commas, of the fields title, url and body; a field left out weighs
-// what textindex.DefaultWeights gives it.
+// weightsFlag is a --weights value: name=weight pairs separated by
+// commas, of the fields title, url and body and of the prior, pagerank; a
+// weight left out is textindex.DefaultWeights'.
 type weightsFlag textindex.Weights
 
 func (w *weightsFlag) String() string {
 	if w == nil || *w == (weightsFlag{}) {
 		return ""
 	}
-	return fmt.Sprintf("title=%g,url=%g,body=%g", w.Title, w.URL, w.Body)
+	return fmt.Sprintf("title=%g,url=%g,body=%g,pagerank=%g", w.Title, w.URL, w.Body, w.PageRank)
 }
 
 func (w *weightsFlag) Set(v string) error {
@@ -275,7 +275,7 @@ func (w *weightsFlag) Set(v string) error {
 		name, num, ok := strings.Cut(strings.TrimSpace(pair), "=")
 		f, err := strconv.ParseFloat(num, 64)
 		if !ok || err != nil {
-			return fmt.Errorf("%q is not field=weight (title=10,url=5,body=1)", pair)
+			return fmt.Errorf("%q is not name=weight (title=10,url=5,body=1,pagerank=1)", pair)
 		}
 		switch name {
 		case "title":
@@ -284,8 +284,10 @@ func (w *weightsFlag) Set(v string) error {
 			out.URL = f
 		case "body":
 			out.Body = f
+		case "pagerank":
+			out.PageRank = f
 		default:
-			return fmt.Errorf("unknown field %q: the fields are title, url and body", name)
+			return fmt.Errorf("unknown weight %q: the weights are title, url, body and pagerank", name)
 		}
 	}
 	if _, err := textindex.WeightsOf(textindex.Query{Weights: out}); err != nil {

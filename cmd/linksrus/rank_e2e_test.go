@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/linksrus/linksrus/textindex"
 )
 
 // A crawl ranks the pages at its end: search --json shows non-zero
@@ -39,6 +41,7 @@ func TestCrawlRanksPages(t *testing.T) {
 			URL       string  `json:"url"`
 			Relevance float64 `json:"relevance"`
 			PageRank  float64 `json:"pagerank"`
+			Prior     float64 `json:"prior"`
 			Score     float64 `json:"score"`
 		} `json:"results"`
 	}
@@ -48,10 +51,18 @@ func TestCrawlRanksPages(t *testing.T) {
 	if len(out.Results) != 2 || out.Results[0].URL != site.URL+"/" || out.Results[0].PageRank <= out.Results[1].PageRank || out.Results[1].PageRank <= 0 {
 		t.Errorf("results %+v: want the home page first, both with PageRank", out.Results)
 	}
+	// The score explained: relevance + prior, the prior of PageRank
+	// (relative to the average page: the four URLs' average 1).
+	sum := 0.0
 	for _, res := range out.Results {
-		if res.Relevance <= 0 || math.Abs(res.Score-(res.Relevance+res.PageRank)) > 1e-12 {
-			t.Errorf("result %+v: want relevance > 0 and score = relevance + pagerank", res)
+		sum += res.PageRank
+		prior := textindex.DefaultWeights.Prior(res.PageRank)
+		if res.Relevance <= 0 || math.Abs(res.Prior-prior) > 1e-12 || math.Abs(res.Score-(res.Relevance+res.Prior)) > 1e-12 {
+			t.Errorf("result %+v: want relevance > 0, prior %v and score = relevance + prior", res, prior)
 		}
+	}
+	if sum >= 4 || sum < 1 {
+		t.Errorf("PageRanks %+v: want them relative to the average of the four URLs ranked (sum below 4)", out.Results)
 	}
 	if r := linksrus(t, nil, "rank", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "ranked 4 URLs") {
 		t.Errorf("rank: exit %d\n%s%s", r.code, r.stdout, r.stderr)

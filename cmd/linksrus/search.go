@@ -15,7 +15,8 @@ import (
 )
 
 // searchResult is one result of --json (a searchweb.Result with its
-// snippet as text): Score = Relevance + PageRank, the order of the results.
+// snippet as text): Score = Relevance + Prior, the order of the results,
+// Prior being what PageRank adds (textindex.Weights.Prior).
 type searchResult struct {
 	Rank      uint64  `json:"rank"`
 	URL       string  `json:"url"`
@@ -23,6 +24,7 @@ type searchResult struct {
 	Snippet   string  `json:"snippet"`
 	Relevance float64 `json:"relevance"`
 	PageRank  float64 `json:"pagerank"`
+	Prior     float64 `json:"prior"`
 	Score     float64 `json:"score"`
 	// AlsoAt are the URLs with the same text (duplicates, redirects),
 	// which the index shows as this one result.
@@ -102,7 +104,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	results := make([]searchResult, len(page.Results))
 	for i, r := range page.Results {
 		results[i] = searchResult{Rank: r.Rank, URL: r.URL, Title: r.Title, Snippet: r.Snippet.String(),
-			Relevance: r.Relevance, PageRank: r.PageRank, Score: r.Score, AlsoAt: r.AlsoAt, NearDuplicates: r.NearDuplicates}
+			Relevance: r.Relevance, PageRank: r.PageRank, Prior: r.Prior, Score: r.Score, AlsoAt: r.AlsoAt, NearDuplicates: r.NearDuplicates}
 	}
 	folded := page.Read - uint64(len(results))
 	total := page.Total

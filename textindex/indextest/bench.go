@@ -47,7 +47,7 @@ const pageSize = 10
 //     build-docs/s), each reading the first result page and the total;
 //     reports the median and 99th percentile latency in milliseconds.
 //     Documents carry PageRank scores, so results are ranked as after a
-//     crawl (relevance + PageRank).
+//     crawl (relevance + prior).
 //   - LongQuery: 50 KB search-box queries on that index, which the query
 //     bounds cut; reports the slowest in milliseconds.
 func Bench(b *testing.B, newIndexer BenchNewFunc) {

@@ -67,9 +67,10 @@ func (c *corpus) doc(n int) *textindex.Document {
 		Title:     c.words(4 + c.rng.IntN(5)),
 		Content:   c.words(80 + c.rng.IntN(140)),
 		IndexedAt: time.Unix(1700000000+int64(n), 0).UTC(),
-		// Scores as PageRank gives them, so that searches rank by
-		// relevance + PageRank as they do after a crawl.
-		PageRank: c.rng.ExpFloat64() / 100_000,
+		// Scores as a ranking writes them (relative to the average
+		// page), so that searches rank by relevance + prior as they do
+		// after a crawl.
+		PageRank: c.rng.ExpFloat64(),
 	}
 }
 

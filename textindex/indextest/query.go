@@ -613,13 +613,14 @@ func testLongQueryIsBounded(t *testing.T, idx textindex.Indexer) {
 }
 
 // testScoresExplained: every search result carries its relevance, and
-// results come in order of relevance + PageRank, in every backend.
+// results come in order of relevance + the prior of its PageRank
+// (textindex.Weights.Prior), in every backend.
 func testScoresExplained(t *testing.T, idx textindex.Indexer) {
 	a := newDoc("Gophers", "gopher gopher gopher burrow")
 	b := newDoc("Burrows", "a gopher burrow among many other words about digging")
 	c := newDoc("Elsewhere", "gopher")
 	mustIndex(t, idx, a, b, c)
-	if err := idx.UpdateScore(c.LinkID, 0.5); err != nil {
+	if err := idx.UpdateScore(c.LinkID, 5e6); err != nil {
 		t.Fatal(err)
 	}
 	docs, n := search(t, idx, match("gopher"))
@@ -631,15 +632,64 @@ func testScoresExplained(t *testing.T, idx textindex.Indexer) {
 		if d.Relevance <= 0 {
 			t.Errorf("%s: relevance %v, want > 0 for a match", d.Title, d.Relevance)
 		}
-		score := d.Relevance + d.PageRank
+		score := d.Relevance + textindex.DefaultWeights.Prior(d.PageRank)
 		if score > prev+1e-9 {
-			t.Errorf("%s: score %v after %v: not in order of relevance + PageRank", d.Title, score, prev)
+			t.Errorf("%s: score %v after %v: not in order of relevance + prior", d.Title, score, prev)
 		}
 		prev = score
 	}
 	if docs[0].LinkID != c.LinkID {
-		t.Errorf("first result %q, want the page with PageRank 0.5", docs[0].Title)
+		t.Errorf("first result %q, want the page with PageRank 5e6", docs[0].Title)
 	}
+}
+
+// testPriorOrdersCloseScores: of two pages whose text matches about as
+// well, the more linked comes first, though its text matches a little
+// less; without the prior (Weights.PageRank 0) the text decides. A page
+// whose text matches clearly better stays first whatever the other's
+// PageRank.
+func testPriorOrdersCloseScores(t *testing.T, idx textindex.Indexer) {
+	filler := strings.Repeat("notes on rivers and their banks ", 4)
+	better := newDoc("Report", "otter otter otter "+filler)
+	linked := newDoc("Report", "otter otter "+filler)
+	clear := newDoc("Otter", "otter otter otter "+filler)
+	mustIndex(t, idx, better, linked)
+	// Pages without the word, so that it is a rare one (a word in more
+	// than half the pages weighs next to nothing in BM25).
+	for range 9 {
+		mustIndex(t, idx, newDoc("Elsewhere", filler))
+	}
+	if err := idx.UpdateScore(linked.LinkID, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.UpdateScore(better.LinkID, 1); err != nil {
+		t.Fatal(err)
+	}
+	weights := textindex.Weights{Title: 10, URL: 5, Body: 1, PageRank: 1}
+	got, _ := search(t, idx, textindex.Query{Expression: "otter", Weights: weights})
+	if !slices.Equal(ids(got), []uuid.UUID{linked.LinkID, better.LinkID}) || got[0].Relevance >= got[1].Relevance {
+		t.Errorf("with the prior: %v, want the more linked page first, its relevance below the other's", explained(got))
+	}
+	weights.PageRank = 0
+	got, _ = search(t, idx, textindex.Query{Expression: "otter", Weights: weights})
+	if !slices.Equal(ids(got), []uuid.UUID{better.LinkID, linked.LinkID}) {
+		t.Errorf("without the prior: %v, want the text to decide", explained(got))
+	}
+	mustIndex(t, idx, clear)
+	weights.PageRank = textindex.DefaultWeights.PageRank
+	got, _ = search(t, idx, textindex.Query{Expression: "otter", Weights: weights})
+	if len(got) != 3 || got[0].LinkID != clear.LinkID {
+		t.Errorf("with the default prior: %v, want the page titled Otter first", explained(got))
+	}
+}
+
+// explained lists results with their scores' parts, for messages.
+func explained(docs []*textindex.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, fmt.Sprintf("%s (relevance %.4f, PageRank %g)", d.Title, d.Relevance, d.PageRank))
+	}
+	return out
 }
 
 // testSnippetsMarkMatches: a snippet made from a result marks the words

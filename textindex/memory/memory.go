@@ -55,8 +55,16 @@ type entry struct {
 	// fields holds the term IDs of each field in order, for phrases,
 	// which match within one field.
 	fields [numFields][]uint32
-	tf     map[uint32][numFields]uint32
-	size   int // terms in all fields
+	// tf counts each term's occurrences in all fields together: the
+	// title and URL fields are a few terms, counted apart when a search
+	// needs them (frequency), so that the map stays as small as one of
+	// plain counts.
+	tf map[uint32]uint32
+	// short has bit id%64 set for every term id of the title and URL
+	// fields: most terms of a search are in neither, and this says so
+	// without reading them.
+	short uint64
+	size  int // terms in all fields
 }
 
 // The fields of a document, scored with textindex.Weights.
@@ -70,6 +78,28 @@ const (
 // weighted returns tf, a term's frequency per field, weighted by w.
 func weighted(tf [numFields]uint32, w textindex.Weights) float64 {
 	return w.Title*float64(tf[fieldTitle]) + w.URL*float64(tf[fieldURL]) + w.Body*float64(tf[fieldBody])
+}
+
+// frequency returns term id's occurrences in each of e's fields.
+func (e *entry) frequency(id uint32) [numFields]uint32 {
+	var tf [numFields]uint32
+	all := e.tf[id]
+	if all == 0 {
+		return tf
+	}
+	if e.short&(1<<(id%64)) == 0 {
+		tf[fieldBody] = all
+		return tf
+	}
+	for _, f := range []int{fieldTitle, fieldURL} {
+		for _, t := range e.fields[f] {
+			if t == id {
+				tf[f]++
+			}
+		}
+	}
+	tf[fieldBody] = all - tf[fieldTitle] - tf[fieldURL]
+	return tf
 }
 
 // Index is an in-memory textindex.Indexer. The zero value is not usable;
@@ -167,7 +197,7 @@ func compareMembers(a, b member) int {
 // put inserts or replaces doc, whose terms are words (by field); i.mu must
 // be held for writing.
 func (i *Index) put(doc *textindex.Document, words [numFields][]string) {
-	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32][numFields]uint32)}
+	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
 	for f, fw := range words {
@@ -179,9 +209,10 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string) {
 				i.termIDs[w] = id
 			}
 			e.fields[f][n] = id
-			tf := e.tf[id]
-			tf[f]++
-			e.tf[id] = tf
+			e.tf[id]++
+			if f != fieldBody {
+				e.short |= 1 << (id % 64)
+			}
 		}
 		e.size += len(fw)
 	}

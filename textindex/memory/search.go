@@ -20,7 +20,7 @@ const (
 
 type hit struct {
 	e         *entry
-	score     float64 // relevance + PageRank
+	score     float64 // relevance + prior
 	relevance float64
 }
 
@@ -113,21 +113,23 @@ func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) 
 	live := float64(i.live())
 	avgLen := float64(i.totalLen) / math.Max(live, 1)
 	idf := make([]float64, len(phrases))
+	// Where each phrase of several words occurs: every document holding
+	// its words is read once, for its IDF, and the candidates then find
+	// their occurrences here.
+	occurs := make([][]occurrence, len(phrases))
 	for n, p := range phrases {
-		var held int
-		if len(p) == 1 {
-			held = i.df[p[0]]
-		} else {
-			for _, ord := range i.holdingAll([][]uint32{p}) {
-				if e := i.byOrd[ord]; e != nil && e.holds(p) {
-					held++
-				}
-			}
+		held := i.df[p[0]]
+		if len(p) > 1 {
+			occurs[n] = i.occurrences(p)
+			held = len(occurs[n])
 		}
 		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
 	}
+	next := make([]int, len(phrases)) // per phrase, the first occurrence not behind the candidate
 
 	var hits []hit
+	tf := make([]float64, len(phrases))
+candidates:
 	for n, ord := range cands {
 		if n%4096 == 4095 {
 			if err := ctx.Err(); err != nil {
@@ -135,7 +137,25 @@ func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) 
 			}
 		}
 		e := i.byOrd[ord]
-		if e == nil || !i.accepts(e, q, phrases[len(q.Words):], excluded) {
+		if e == nil {
+			continue
+		}
+		for k, p := range phrases {
+			if len(p) == 1 {
+				tf[k] = weighted(e.frequency(p[0]), w)
+				continue
+			}
+			// Both ascending: walk the phrase's occurrences along.
+			o := occurs[k]
+			for next[k] < len(o) && o[next[k]].ord < ord {
+				next[k]++
+			}
+			if next[k] == len(o) || o[next[k]].ord != ord {
+				continue candidates // its words, not the phrase
+			}
+			tf[k] = weighted(o[next[k]].tf, w)
+		}
+		if !i.accepts(e, q, excluded) {
 			continue
 		}
 		// Summed in one fixed order, so that the scores of equally
@@ -143,13 +163,38 @@ func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) 
 		// tie-break and so stable paging rely on.
 		var s float64
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(e.size)/math.Max(avgLen, 1))
-		for k, p := range phrases {
-			f := e.frequency(p, w)
-			s += idf[k] * f * (bm25K1 + 1) / (f + norm)
+		for k := range phrases {
+			s += idf[k] * tf[k] * (bm25K1 + 1) / (tf[k] + norm)
 		}
-		hits = append(hits, hit{e: e, score: s + e.doc.PageRank, relevance: s})
+		hits = append(hits, hit{e: e, score: s + w.Prior(e.doc.PageRank), relevance: s})
 	}
 	return hits, nil
+}
+
+// occurrence is a phrase's occurrences in one document, by field.
+type occurrence struct {
+	ord uint32
+	tf  [numFields]uint32
+}
+
+// occurrences returns the live documents where phrase occurs (within a
+// field), in ordinal order, with its occurrences in each field.
+func (i *Index) occurrences(phrase []uint32) []occurrence {
+	var out []occurrence
+	for _, ord := range i.holdingAll([][]uint32{phrase}) {
+		e := i.byOrd[ord]
+		if e == nil {
+			continue
+		}
+		var tf [numFields]uint32
+		for f, terms := range e.fields {
+			tf[f] = uint32(countRuns(terms, phrase))
+		}
+		if tf != ([numFields]uint32{}) {
+			out = append(out, occurrence{ord, tf})
+		}
+	}
+	return out
 }
 
 // wordPhrases returns each word as a phrase of its own.
@@ -178,42 +223,11 @@ func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
 	return intersect(lists)
 }
 
-// holds reports whether phrase occurs in one of e's fields.
-func (e *entry) holds(phrase []uint32) bool {
-	if len(phrase) == 1 {
-		return e.tf[phrase[0]] != [numFields]uint32{}
-	}
-	for _, f := range e.fields {
-		if countRuns(f, phrase) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// frequency is phrase's weighted frequency in e: its occurrences in each
-// field times the field's weight.
-func (e *entry) frequency(phrase []uint32, w textindex.Weights) float64 {
-	if len(phrase) == 1 {
-		return weighted(e.tf[phrase[0]], w)
-	}
-	var tf [numFields]uint32
-	for f, terms := range e.fields {
-		tf[f] = uint32(countRuns(terms, phrase))
-	}
-	return weighted(tf, w)
-}
-
-// accepts applies the query's phrases, exclusions and sites to a document
-// holding every required term.
-func (i *Index) accepts(e *entry, q terms.Search, phrases [][]uint32, excluded []uint32) bool {
-	for _, p := range phrases {
-		if !e.holds(p) {
-			return false
-		}
-	}
+// accepts applies the query's exclusions and sites to a document holding
+// every word and phrase of the query.
+func (i *Index) accepts(e *entry, q terms.Search, excluded []uint32) bool {
 	for _, id := range excluded {
-		if e.holds([]uint32{id}) {
+		if e.tf[id] > 0 {
 			return false
 		}
 	}
@@ -254,7 +268,8 @@ func intersect(lists [][]uint32) []uint32 {
 func countRuns(tokens, seq []uint32) int {
 	n := 0
 	for p := 0; p+len(seq) <= len(tokens); p++ {
-		if slices.Equal(tokens[p:p+len(seq)], seq) {
+		// The first term alone rules out most places, without a call.
+		if tokens[p] == seq[0] && slices.Equal(tokens[p+1:p+len(seq)], seq[1:]) {
 			n++
 		}
 	}

@@ -30,11 +30,11 @@
 //
 // # Ranking
 //
-// Relevance is ts_rank (default normalisation) of the tsvector against the
-// query, whose title, URL path terms (column url_terms) and text are
+// Relevance is ts_rank (default normalisation, times tsRankScale, 50, to be
+// on the scale of BM25) of the tsvector against the query, whose title, URL path terms (column url_terms) and text are
 // labelled A, B and D and weighted by the query's textindex.Weights (scaled
 // so that the largest is 1, as ts_rank requires); the score is relevance +
-// PageRank, ties broken by LinkID. Hits are
+// the prior of PageRank (textindex.Weights.Prior), ties broken by LinkID. Hits are
 // ranked over the small key and score columns before the page being
 // returned is joined back to the stored text.
 //

@@ -220,7 +220,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 const pageQuery = `
 	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, p.rel
 	FROM (
-		SELECT d.id, d.link_id, d.page_rank, d.page_rank - h.r AS score, -h.r AS rel
+		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) - h.r AS score, -h.r AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
 		%s
@@ -238,10 +238,11 @@ var (
 // fetchPage reads one page of a search's results; site, if not "", is the
 // space-separated sites the results must be on.
 func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, offset uint64, limit int) ([]*textindex.Document, error) {
-	// The weights in the order of docs_fts's columns.
-	query, args := pageQueryAll, []any{w.Title, w.URL, w.Body, expr, limit, int64(offset)}
+	// The prior's weight (textindex.Weights.Prior), then the fields' in
+	// the order of docs_fts's columns.
+	query, args := pageQueryAll, []any{w.PageRank, w.Title, w.URL, w.Body, expr, limit, int64(offset)}
 	if site != "" {
-		query, args = pageQuerySites, []any{w.Title, w.URL, w.Body, expr, site, limit, int64(offset)}
+		query, args = pageQuerySites, []any{w.PageRank, w.Title, w.URL, w.Body, expr, site, limit, int64(offset)}
 	}
 	rows, err := i.db.QueryContext(ctx, query, args...)
 	if err != nil {

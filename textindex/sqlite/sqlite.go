@@ -42,7 +42,8 @@
 //
 // Relevance is FTS5's bm25() (negated so that higher is better) over the
 // columns title, url (the URL's path terms) and body, weighted by the
-// query's textindex.Weights; the score is relevance + PageRank, ties broken
+// query's textindex.Weights; the score is relevance + the prior of PageRank
+// (textindex.Weights.Prior: SQLite's ln), ties broken
 // by LinkID. Ranking and counting run over rowids and the small docs
 // rows; only the page of results being returned is joined back to bodies, so
 // a broad query does not read the text of every hit.
