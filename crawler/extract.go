@@ -38,12 +38,14 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, err
 	}
-	buf := textBufPool.Get().(*bytes.Buffer)
+	buf, chrome := textBufPool.Get().(*bytes.Buffer), textBufPool.Get().(*bytes.Buffer)
 	defer textBufPool.Put(buf)
+	defer textBufPool.Put(chrome)
 	buf.Reset()
+	chrome.Reset()
 
 	ls := x.links.scan(p, base)
-	ts := newTextScan(buf)
+	ts := newTextScan(buf, chrome)
 	z := html.NewTokenizer(bytes.NewReader(p.Body))
 	var textErr error
 	for {
@@ -69,7 +71,7 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, textErr)
 	}
 	p.Title = cleanTextBytes(ts.title, false)
-	p.TextContent = cleanTextBytes(buf.Bytes(), false)
+	p.TextContent = cleanTextBytes(ts.text(), false)
 	if x.links.lastReader {
 		p.releaseBody()
 	}

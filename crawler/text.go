@@ -33,7 +33,9 @@ import (
 //     "H<sub>2</sub>O", "<em>un</em>believable" and a drop cap
 //     "<span>T</span>he" stay one word each;
 //   - character references decoded, every run of whitespace collapsed to
-//     one space, invalid UTF-8 replaced with U+FFFD.
+//     one space, invalid UTF-8 replaced with U+FFFD;
+//   - the page's chrome left out: navigation, the site's header and
+//     footer, sidebars (see chromeTag), unless nothing else is left.
 //
 // A self-closed raw-text element (<script src="a.js"/>, as XHTML writes
 // it) is empty, as an XHTML parser reads it. The title is the text of the
@@ -54,16 +56,17 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if p.Unchanged {
 		return p, nil // its text is indexed already
 	}
-	buf := textBufPool.Get().(*bytes.Buffer)
+	buf, chrome := textBufPool.Get().(*bytes.Buffer), textBufPool.Get().(*bytes.Buffer)
 	defer textBufPool.Put(buf)
+	defer textBufPool.Put(chrome)
 	buf.Reset()
-	var title []byte
-	title, err = extractText(p.Body, buf)
+	chrome.Reset()
+	title, text, err := extractText(p.Body, buf, chrome)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, err)
 	}
 	p.Title = cleanTextBytes(title, false)
-	p.TextContent = cleanTextBytes(buf.Bytes(), false)
+	p.TextContent = cleanTextBytes(text, false)
 	return p, nil
 }
 
@@ -99,16 +102,16 @@ func isInline(a atom.Atom) bool {
 // tag that separates words, and returns the text of the first <title> before <body> (nil if
 // there is none), both with character references decoded but whitespace
 // left as it is.
-func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
+func extractText(body []byte, w, chrome *bytes.Buffer) (title []byte, text []byte, err error) {
 	z := xhtml.NewTokenizer(bytes.NewReader(body))
-	s := newTextScan(w)
+	s := newTextScan(w, chrome)
 	for {
 		tt := z.Next()
 		if tt == xhtml.ErrorToken {
 			if err := z.Err(); err != io.EOF {
-				return nil, err
+				return nil, nil, err
 			}
-			return s.title, nil
+			return s.title, s.text(), nil
 		}
 		if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
 			z.NextIsNotRawText() // see selfClosedRawText
@@ -121,17 +124,79 @@ func extractText(body []byte, w *bytes.Buffer) (title []byte, err error) {
 // caller runs the tokenizer and hands it every token (so that one pass can
 // feed other scans too: see PageExtractor).
 type textScan struct {
-	w         *bytes.Buffer
-	title     []byte
-	skipping  int  // depth in elements that hide their content ("nostyle" included)
-	rawScript bool // just after a script or style start tag
-	inBody    bool
-	foreign   int // depth in svg and math, whose <title> is not the page's
-	wantTitle bool
-	titleNext bool
+	w *bytes.Buffer
+	// chromeW, if set, takes the text of the page's chrome (see
+	// chromeTag) instead of w: chrome is the depth in the element that
+	// opened it, counting elements of its name, chromeName.
+	chromeW    *bytes.Buffer
+	chrome     int
+	chromeName string
+	sectioning int // depth in article, main and section
+	title      []byte
+	skipping   int  // depth in elements that hide their content ("nostyle" included)
+	rawScript  bool // just after a script or style start tag
+	inBody     bool
+	foreign    int // depth in svg and math, whose <title> is not the page's
+	wantTitle  bool
+	titleNext  bool
 }
 
-func newTextScan(w *bytes.Buffer) *textScan { return &textScan{w: w, wantTitle: true} }
+// newTextScan returns a scan writing the page's text to w and, unless
+// chrome is nil, its chrome's to chrome (see text).
+func newTextScan(w, chrome *bytes.Buffer) *textScan {
+	return &textScan{w: w, chromeW: chrome, wantTitle: true}
+}
+
+// out is where text goes now: the chrome's buffer inside chrome.
+func (s *textScan) out() *bytes.Buffer {
+	if s.chrome > 0 {
+		return s.chromeW
+	}
+	return s.w
+}
+
+// text returns the page's text once the scan is over: what is not chrome,
+// or, when that is blank (a page of navigation only, or whose chrome
+// element never closed), the chrome's text, so that no page loses all of
+// its text.
+func (s *textScan) text() []byte {
+	if s.chromeW == nil || len(bytes.TrimSpace(s.w.Bytes())) > 0 {
+		return s.w.Bytes()
+	}
+	return s.chromeW.Bytes()
+}
+
+// trackChrome follows the elements that open and close chrome (see
+// chromeTag) for a tag of atom a whose raw text is raw.
+func (s *textScan) trackChrome(a atom.Atom, raw []byte, tt xhtml.TokenType) {
+	end := tt == xhtml.EndTagToken
+	switch a {
+	case atom.Article, atom.Main, atom.Section:
+		if !end {
+			s.sectioning++
+		} else if s.sectioning > 0 {
+			s.sectioning--
+		}
+	}
+	if s.chrome > 0 {
+		name := raw
+		if end && len(name) > 1 {
+			name = name[1:] // the name follows "</"
+		}
+		if equalLower(rawName(name), s.chromeName) {
+			if end {
+				s.chrome--
+			} else {
+				s.chrome++
+			}
+		}
+		return
+	}
+	if !end && chromeTag(a, raw, s.sectioning) {
+		s.chrome = 1
+		s.chromeName = strings.ToLower(string(rawName(raw)))
+	}
+}
 
 // token handles the token z is on. It reads a tag's name from the raw
 // token, leaving the tokenizer's TagName and TagAttr to a scan after it.
@@ -144,7 +209,7 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 			s.titleNext = false
 		}
 		if s.skipping == 0 && !s.rawScript {
-			s.w.Write(text)
+			s.out().Write(text)
 		}
 	case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 		s.titleNext = false
@@ -156,8 +221,12 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 			return
 		}
 		s.rawScript = false
+		// Inline elements neither separate words nor open chrome.
 		if !isInline(a) {
-			s.w.WriteByte(' ')
+			s.out().WriteByte(' ')
+			if s.chromeW != nil && tt != xhtml.SelfClosingTagToken {
+				s.trackChrome(a, z.Raw(), tt)
+			}
 		}
 		if tt == xhtml.SelfClosingTagToken {
 			return
@@ -316,6 +385,20 @@ func textAtom(name []byte) atom.Atom {
 		return atom.Var
 	case "wbr":
 		return atom.Wbr
+	case "nav":
+		return atom.Nav
+	case "aside":
+		return atom.Aside
+	case "header":
+		return atom.Header
+	case "footer":
+		return atom.Footer
+	case "article":
+		return atom.Article
+	case "main":
+		return atom.Main
+	case "section":
+		return atom.Section
 	}
 	return 0
 }

@@ -388,3 +388,54 @@ func TestSearchCommandAndPageAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSnippetFromContent: on a site whose pages open with the same
+// navigation block (Prev, Up, Home, Next and the neighbours' titles, in a
+// div the site names navheader, as the PostgreSQL manual does), a search
+// for a word of that navigation finds the page about it first, and its
+// snippet starts in its content, not in its navigation (#28 item 5).
+func TestSearchSnippetFromContent(t *testing.T) {
+	pages := []struct{ path, title, text string }{
+		{"/sql-update.html", "UPDATE", "UPDATE changes the values of the specified columns in all rows that satisfy the condition."},
+		{"/sql-vacuum.html", "VACUUM", "VACUUM reclaims storage occupied by dead tuples. In normal operation, tuples that are deleted are not removed."},
+		{"/sql-values.html", "VALUES", "VALUES computes a row value or set of row values specified by value expressions."},
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i, p := range pages {
+			if r.URL.Path != p.path && !(r.URL.Path == "/" && i == 0) {
+				continue
+			}
+			prev, next := pages[(i+len(pages)-1)%len(pages)], pages[(i+1)%len(pages)]
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body>`+
+				`<div class="navheader"><table><tr><th colspan="3">%s</th></tr><tr>`+
+				`<td><a href="%s">Prev</a> %s</td><td><a href="/">Up</a> SQL Commands</td><td><a href="%s">Next</a> %s</td></tr></table></div>`+
+				`<div class="refentry"><h1>%s</h1><p>%s</p></div>`+
+				`<div class="navfooter"><a href="%s">Prev</a> <a href="/">Home</a> <a href="%s">Next</a></div></body></html>`,
+				p.title, p.title, prev.path, prev.title, next.path, next.title, p.title, p.text, prev.path, next.path)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := linksrus(t, nil, "search", "--data", data, "--json", "vacuum")
+	var out struct {
+		Results []struct {
+			URL     string `json:"url"`
+			Snippet string `json:"snippet"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, r.stdout)
+	}
+	if len(out.Results) != 1 || out.Results[0].URL != site.URL+"/sql-vacuum.html" {
+		t.Fatalf("results %+v, want sql-vacuum.html alone (the others name VACUUM in their navigation only)", out.Results)
+	}
+	if s := out.Results[0].Snippet; !strings.HasPrefix(s, "VACUUM VACUUM reclaims storage") || strings.Contains(s, "Prev") {
+		t.Errorf("snippet %q, want it to start in the page's content", s)
+	}
+}
