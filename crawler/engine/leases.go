@@ -30,6 +30,7 @@ func (s *leaseSource) run(ctx context.Context) {
 	nextRenew := lastRenew.Add(renewEvery)
 	claimWait := time.Duration(0)
 	nextClaim := time.Now()
+	lastLimit := 0
 	var idleSince, nextOverCheck time.Time
 	for ctx.Err() == nil {
 		now := time.Now()
@@ -48,6 +49,15 @@ func (s *leaseSource) run(ctx context.Context) {
 		}
 		s.tend(ctx)
 		held, limit, stopping := s.counts()
+		if limit > lastLimit {
+			// A larger share (a process left, or died and is no longer
+			// seen, or hosts were queued): its hosts are worth asking for
+			// now, not after a back-off grown while every host was held.
+			// A dead process's leases expire about when it stops being
+			// seen, so this is what makes a takeover prompt.
+			claimWait, nextClaim = 0, now
+		}
+		lastLimit = limit
 		if !stopping && held < limit && !now.Before(nextClaim) {
 			n, err := s.claim(ctx, limit-held)
 			if err != nil {
