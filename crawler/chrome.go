@@ -41,40 +41,14 @@ func chromeTag(a atom.Atom, raw []byte, sectioning int) bool {
 // tokenizer splits them (rawLinkAttrs, rawAttrValue; FuzzRawChromeAttrs
 // holds it to TagAttr); a tag too broken to read is not chrome.
 func rawChromeAttrs(raw []byte) bool {
-	n := len(raw)
-	i := 1
-	for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
-		i++
-	}
 	// Of a repeated attribute the first counts, as in the browser's DOM.
 	var roleSeen, classSeen, idSeen bool
-	for {
-		for i < n && (isTagSpace(raw[i]) || raw[i] == '/') {
-			i++
-		}
-		if i >= n || raw[i] == '>' {
+	for i := rawAttrsStart(raw); ; {
+		key, value, next, status := nextRawAttr(raw, i)
+		if status != attrRead {
 			return false
-		}
-		kStart := i
-		for ; i < n; i++ {
-			c := raw[i]
-			if c == '=' && i == kStart {
-				continue
-			}
-			if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
-				break
-			}
-		}
-		kEnd := i
-		vStart, vEnd, next, complete := rawAttrValue(raw, i)
-		if !complete {
-			return false
-		}
-		if next <= i && (next >= n || raw[next] != '>') {
-			next = i + 1 // never stand still on junk
 		}
 		i = next
-		key, value := raw[kStart:kEnd], raw[vStart:vEnd]
 		switch {
 		case !roleSeen && equalLower(key, "role"):
 			roleSeen = true

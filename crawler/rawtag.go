@@ -87,6 +87,29 @@ func rawLinkAttrs(raw []byte) (href, rel []byte, ok, read bool) {
 			return nil, nil, false, false
 		}
 	}
+	relSeen := false
+	for i := rawAttrsStart(raw); ; {
+		key, value, next, status := nextRawAttr(raw, i)
+		switch status {
+		case attrsBroken:
+			return nil, nil, false, false // not a complete tag: the tokenizer never yields one
+		case attrsEnd:
+			return href, rel, ok, true
+		}
+		i = next
+		switch {
+		case len(key) == 0:
+		case !ok && equalLower(key, "href"):
+			href, ok = value, true
+		case !relSeen && equalLower(key, "rel"):
+			rel, relSeen = value, true
+		}
+	}
+}
+
+// rawAttrsStart returns where the attributes of raw, a start tag's raw
+// text, begin: after its name and the space that ends it.
+func rawAttrsStart(raw []byte) int {
 	n := len(raw)
 	i := 1 // raw[0] is '<', raw[1] the tag name's first letter
 	for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
@@ -95,46 +118,51 @@ func rawLinkAttrs(raw []byte) (href, rel []byte, ok, read bool) {
 	if i < n && isTagSpace(raw[i]) {
 		i++
 	}
-	relSeen := false
-	for {
-		for i < n && isTagSpace(raw[i]) {
-			i++
-		}
+	return i
+}
+
+// The outcomes of nextRawAttr.
+const (
+	attrRead    = iota // an attribute was read
+	attrsEnd           // the tag ended: no more attributes
+	attrsBroken        // raw ended inside the tag
+)
+
+// nextRawAttr reads the attribute of raw that begins at or after i, split
+// as the tokenizer's readTag splits it, and returns its name and value (as
+// written) and where the next one begins; status says whether one was
+// read, the tag ended, or raw ended first.
+func nextRawAttr(raw []byte, i int) (key, value []byte, next, status int) {
+	n := len(raw)
+	for i < n && isTagSpace(raw[i]) {
+		i++
+	}
+	if i >= n {
+		return nil, nil, 0, attrsBroken
+	}
+	if raw[i] == '>' {
+		return nil, nil, 0, attrsEnd
+	}
+	// The attribute name runs to a space, '/', '>' or '=', except that a
+	// leading '=' belongs to it.
+	kStart := i
+	for ; ; i++ {
 		if i >= n {
-			return nil, nil, false, false // not a complete tag: the tokenizer never yields one
+			return nil, nil, 0, attrsBroken
 		}
-		if raw[i] == '>' {
-			return href, rel, ok, true
+		c := raw[i]
+		if c == '=' && i == kStart {
+			continue
 		}
-		// The attribute name runs to a space, '/', '>' or '=', except that a
-		// leading '=' belongs to it.
-		kStart := i
-		for ; ; i++ {
-			if i >= n {
-				return nil, nil, false, false
-			}
-			c := raw[i]
-			if c == '=' && i == kStart {
-				continue
-			}
-			if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
-				break
-			}
-		}
-		kEnd := i
-		vStart, vEnd, next, complete := rawAttrValue(raw, i)
-		if !complete {
-			return nil, nil, false, false
-		}
-		i = next
-		switch key := raw[kStart:kEnd]; {
-		case len(key) == 0:
-		case !ok && equalLower(key, "href"):
-			href, ok = raw[vStart:vEnd], true
-		case !relSeen && equalLower(key, "rel"):
-			rel, relSeen = raw[vStart:vEnd], true
+		if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
+			break
 		}
 	}
+	vStart, vEnd, next, complete := rawAttrValue(raw, i)
+	if !complete {
+		return nil, nil, 0, attrsBroken
+	}
+	return raw[kStart:i], raw[vStart:vEnd], next, attrRead
 }
 
 // rawAttrValue reads the "=value" part, if any, of an attribute whose name
