@@ -65,6 +65,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"RelevanceOrder", testRelevanceOrder},
 		{"FieldWeights", testFieldWeights},
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
+		{"JudgedOrder", testJudgedOrder},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},
 		{"UpdateScoreIndexed", testUpdateScoreIndexed},
 		{"NonASCII", testNonASCII},
