@@ -36,7 +36,7 @@ func ExampleCompute() {
 	fmt.Printf("home %.3f, a %.3f, b %.3f\n", rank[home.URL], rank[a.URL], rank[b.URL])
 
 	idx := textmemory.New()
-	if err := res.Write(context.Background(), idx, 0); err != nil {
+	if err := res.Write(context.Background(), idx); err != nil {
 		log.Fatal(err)
 	}
 	// Output: home 0.486, a 0.464, b 0.050

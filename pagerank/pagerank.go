@@ -276,88 +276,38 @@ func (in *inEdges) pull(rank, next, share []float64, base, d float64) float64 {
 }
 
 // Scorer is what Write stores scores in; every textindex backend
-// implements it.
+// implements it (textindex.Indexer).
 type Scorer interface {
-	UpdateScore(linkID uuid.UUID, score float64) error
-}
-
-// BatchScorer is implemented by an index that stores many scores in one
-// call (the sqlite, postgres and memory backends do): Write then uses it,
-// in chunks, instead of one call per link.
-type BatchScorer interface {
+	// UpdateScores sets the scores of ids (ids[i] gets scores[i]), a
+	// link without a document yet keeping its score for when it has one.
 	UpdateScores(ids []uuid.UUID, scores []float64) error
 }
 
-// scoreChunk is how many scores Write hands a BatchScorer per call: one
-// transaction each, and a point to notice a canceled context.
+// scoreChunk is how many scores Write hands idx per call: one transaction
+// each, and a point to notice a canceled context.
 const scoreChunk = 4096
 
-// Write stores every score of r in idx, relative to the average link's
-// (Scores[i] × len(IDs): 1 is a page as linked as the average one), the
-// scale a search's prior expects whatever the graph's size
-// (textindex.Weights.Prior), and returns the first error: in chunks when
-// idx is a BatchScorer, otherwise from workers goroutines at once (16 if
-// workers is 0). Links without a document in the index get their score
-// recorded for when they are indexed (textindex.Indexer.UpdateScore).
-func (r *Result) Write(ctx context.Context, idx Scorer, workers int) error {
+// Write stores every score of r in idx, in chunks, relative to the average
+// link's (Scores[i] × len(IDs): 1 is a page as linked as the average one),
+// the scale a search's prior expects whatever the graph's size
+// (textindex.Weights.Prior), and returns the first error. Links without a
+// document in the index get their score recorded for when they are
+// indexed (textindex.Indexer.UpdateScore).
+func (r *Result) Write(ctx context.Context, idx Scorer) error {
 	scale := float64(len(r.IDs))
-	if bs, ok := idx.(BatchScorer); ok {
-		relative := make([]float64, 0, scoreChunk)
-		for from := 0; from < len(r.IDs); from += scoreChunk {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("pagerank: write scores: %w", err)
-			}
-			to := min(from+scoreChunk, len(r.IDs))
-			relative = relative[:0]
-			for _, s := range r.Scores[from:to] {
-				relative = append(relative, s*scale)
-			}
-			if err := bs.UpdateScores(r.IDs[from:to], relative); err != nil {
-				return fmt.Errorf("pagerank: write scores: %w", err)
-			}
+	relative := make([]float64, 0, min(scoreChunk, len(r.IDs)))
+	for from := 0; from < len(r.IDs); from += scoreChunk {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("pagerank: write scores: %w", err)
 		}
-		return nil
-	}
-	if workers <= 0 {
-		workers = 16
-	}
-	jobs := make(chan int)
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs error
-	)
-	for range workers {
-		wg.Go(func() {
-			for i := range jobs {
-				if err := idx.UpdateScore(r.IDs[i], r.Scores[i]*scale); err != nil {
-					mu.Lock()
-					errs = errors.Join(errs, err)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	var err error
-loop:
-	for i := range r.IDs {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break loop
+		to := min(from+scoreChunk, len(r.IDs))
+		relative = relative[:0]
+		for _, s := range r.Scores[from:to] {
+			relative = append(relative, s*scale)
 		}
-		mu.Lock()
-		failed := errs != nil
-		mu.Unlock()
-		if failed {
-			break
+		if err := idx.UpdateScores(r.IDs[from:to], relative); err != nil {
+			return fmt.Errorf("pagerank: write scores: %w", err)
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := errors.Join(err, errs); err != nil {
-		return fmt.Errorf("pagerank: write scores: %w", err)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -179,15 +178,21 @@ func TestHubRanksAboveLeaf(t *testing.T) {
 	}
 }
 
+// scores is a Scorer that records its calls.
 type scores struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]float64
+	m     map[uuid.UUID]float64
+	calls int
+	after func(calls int)
 }
 
-func (s *scores) UpdateScore(id uuid.UUID, v float64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[id] = v
+func (s *scores) UpdateScores(ids []uuid.UUID, v []float64) error {
+	s.calls++
+	for i, id := range ids {
+		s.m[id] = v[i]
+	}
+	if s.after != nil {
+		s.after(s.calls)
+	}
 	return nil
 }
 
@@ -198,7 +203,7 @@ func TestWriteAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &scores{m: map[uuid.UUID]float64{}}
-	if err := res.Write(context.Background(), s, 4); err != nil {
+	if err := res.Write(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.m) != 50 {
@@ -214,35 +219,16 @@ func TestWriteAndCancel(t *testing.T) {
 	}
 }
 
-// batchScores is a BatchScorer that records its calls.
-type batchScores struct {
-	scores
-	calls int
-	after func(calls int)
-}
-
-func (b *batchScores) UpdateScores(ids []uuid.UUID, s []float64) error {
-	b.calls++
-	for i, id := range ids {
-		b.m[id] = s[i]
-	}
-	if b.after != nil {
-		b.after(b.calls)
-	}
-	return nil
-}
-
-// TestWriteInBatches: an index that takes many scores at once gets them in
-// chunks, every one written relative to the average; a canceled context
-// stops between chunks.
+// TestWriteInBatches: the scores go in chunks, every one written relative
+// to the average; a canceled context stops between chunks.
 func TestWriteInBatches(t *testing.T) {
 	const n = 10_000
 	res := &pagerank.Result{IDs: make([]uuid.UUID, n), Scores: make([]float64, n)}
 	for i := range n {
 		res.IDs[i], res.Scores[i] = uuid.New(), 1/float64(n)
 	}
-	b := &batchScores{scores: scores{m: map[uuid.UUID]float64{}}}
-	if err := res.Write(context.Background(), b, 0); err != nil {
+	b := &scores{m: map[uuid.UUID]float64{}}
+	if err := res.Write(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.m) != n || b.calls != 3 {
@@ -255,8 +241,8 @@ func TestWriteInBatches(t *testing.T) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b = &batchScores{scores: scores{m: map[uuid.UUID]float64{}}, after: func(int) { cancel() }}
-	if err := res.Write(ctx, b, 0); !errors.Is(err, context.Canceled) || b.calls != 1 {
+	b = &scores{m: map[uuid.UUID]float64{}, after: func(int) { cancel() }}
+	if err := res.Write(ctx, b); !errors.Is(err, context.Canceled) || b.calls != 1 {
 		t.Errorf("Write canceled after the first chunk = %v after %d calls", err, b.calls)
 	}
 }

@@ -33,6 +33,12 @@ type Indexer interface {
 	// becomes the document's PageRank once the document is indexed.
 	UpdateScore(linkID uuid.UUID, score float64) error
 
+	// UpdateScores sets the PageRank of many documents, as UpdateScore
+	// does for each (ids[i] gets scores[i]), in one call (one transaction
+	// where the backend has them): all, or none if any argument is bad.
+	// A ranking job writes its scores so.
+	UpdateScores(ids []uuid.UUID, scores []float64) error
+
 	// Close releases the resources held by the indexer. Using an indexer
 	// after Close is an error.
 	Close() error

@@ -45,7 +45,7 @@ func rank(ctx context.Context, env *environment, st *stores, memLimit int64) (li
 		return 0, fmt.Errorf("rank: %w", err)
 	}
 	computed := time.Since(start)
-	if err := res.Write(ctx, st.index, 0); err != nil {
+	if err := res.Write(ctx, st.index); err != nil {
 		return 0, fmt.Errorf("rank: %w", err)
 	}
 	fmt.Fprintf(env.stdout, "ranked %d URLs over %d links in %d iterations (%.2fs, scores written in %.2fs)\n",

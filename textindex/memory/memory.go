@@ -38,11 +38,6 @@ func init() {
 
 var _ textindex.Indexer = (*Index)(nil)
 
-// A ranking job writes every score at once (pagerank.BatchScorer).
-var _ interface {
-	UpdateScores(ids []uuid.UUID, scores []float64) error
-} = (*Index)(nil)
-
 // entry is one indexed document. Entries are never modified once published
 // (UpdateScore replaces the entry), so iterators may read them without
 // holding the index lock. Only searchable documents are published: an

@@ -51,7 +51,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linksrus/linksrus/internal/pgretry"
@@ -67,11 +66,6 @@ func init() {
 }
 
 var _ textindex.Indexer = (*Index)(nil)
-
-// A ranking job writes every score at once (pagerank.BatchScorer).
-var _ interface {
-	UpdateScores(ids []uuid.UUID, scores []float64) error
-} = (*Index)(nil)
 
 // Index is a textindex.Indexer stored in PostgreSQL.
 type Index struct {

@@ -63,8 +63,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/google/uuid"
-
 	driver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -110,13 +108,6 @@ func pathFromURL(u *url.URL) (path string, readOnly bool, err error) {
 }
 
 var _ textindex.Indexer = (*Index)(nil)
-
-// A ranking job writes every score at once through UpdateScores
-// (pagerank.BatchScorer); checked here, since a type that lost it would
-// still work, one commit per score and several times slower.
-var _ interface {
-	UpdateScores(ids []uuid.UUID, scores []float64) error
-} = (*Index)(nil)
 
 // Index is a textindex.Indexer stored in a SQLite database file.
 type Index struct {
