@@ -15,7 +15,9 @@ import "golang.org/x/net/html/atom"
 //   - an element whose class or id names navigation as sites write it
 //     (a word of it, split at anything but a letter, that begins or ends
 //     with "nav", or is navigation, breadcrumb(s), sidebar, menu or
-//     footer, as in "navbar", "navheader", "sidenav", "site-footer").
+//     footer, as in "navbar", "navheader", "sidenav", "site-footer"),
+//     unless it is an element that may end without an end tag
+//     (endsWithoutEndTag).
 //
 // Text inside such an element goes to the chrome, and the page's text is
 // the rest, unless the rest is empty (a page that is all navigation, or
@@ -34,6 +36,23 @@ func chromeTag(a atom.Atom, raw []byte, sectioning int) bool {
 		}
 	}
 	return rawChromeAttrs(raw)
+}
+
+// endsWithoutEndTag reports whether an element of this (lower-case) name
+// may end without its end tag: void elements (img, input, ...) never have
+// one, and the HTML parser ends p, li, table rows and cells, options and
+// the like at the next of their kind or at their parent's end. Counting
+// its tags cannot tell where such an element ends, so it opens no chrome:
+// an <img class="nav-logo"> would otherwise take the rest of the page with
+// it.
+func endsWithoutEndTag(name string) bool {
+	switch name {
+	case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
+		"p", "li", "dt", "dd", "rt", "rp", "optgroup", "option", "colgroup", "caption",
+		"thead", "tbody", "tfoot", "tr", "td", "th", "html", "head", "body":
+		return true
+	}
+	return false
 }
 
 // rawChromeAttrs reports whether the attributes of raw, a start tag's raw

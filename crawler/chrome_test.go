@@ -44,6 +44,10 @@ func TestChromeLeftOut(t *testing.T) {
 		{"a page of navigation only keeps it", `<nav>only links</nav>`, "only links"},
 		{"a chrome element never closed", `<p></p><nav>links <p>all the rest`, "links all the rest"},
 		{"broken attributes", `<div class="nav>kept`, ""},
+		{"a void element opens no chrome", `<p>before</p><img class="nav-logo" src="l.png"><input id="menu-toggle"><p>after</p>`, "before after"},
+		{"nor one whose end tag may be left out", `<p>before</p><ul><li class="menu-item">a<li class="menu-item">b</ul><p class="footer-note">note<div>after</div>`,
+			"before a b note after"},
+		{"nor the body", `<body class="has-sidebar"><nav>n</nav><p>kept</p></body>`, "kept"},
 		{"script inside chrome", `<nav><script>var x = "<p>";</script>n</nav><p>kept</p>`, "kept"},
 	} {
 		if got := pageText(t, c.body); got != c.want {

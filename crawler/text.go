@@ -193,8 +193,10 @@ func (s *textScan) trackChrome(a atom.Atom, raw []byte, tt xhtml.TokenType) {
 		return
 	}
 	if !end && chromeTag(a, raw, s.sectioning) {
-		s.chrome = 1
-		s.chromeName = strings.ToLower(string(rawName(raw)))
+		if name := strings.ToLower(string(rawName(raw))); !endsWithoutEndTag(name) {
+			s.chrome = 1
+			s.chromeName = name
+		}
 	}
 }
 
