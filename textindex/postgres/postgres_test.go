@@ -120,52 +120,15 @@ func BenchmarkPostgres(b *testing.B) {
 // (migration 1 only): its documents stay searchable, and join a group once
 // indexed again with a hash.
 func TestMigrateDuplicates(t *testing.T) {
-	dsn := pgtest.Database(t, "textindex")
-	ctx := context.Background()
-	first, err := os.ReadFile("migrations/0001_documents.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
 	old := uuid.New()
-	for _, q := range []string{
-		string(first),
-		`CREATE TABLE textindex_schema_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		INSERT INTO textindex_schema_migrations (version) VALUES (1)`,
-		fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
-			VALUES ('%s', 'https://example.com/old', 'Old', 'legacy words', now(), 0.5, true)`, old),
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatalf("Open migrates: %v", err)
-	}
-	defer idx.Close()
-	results := func() []*textindex.Document {
-		t.Helper()
-		it, err := idx.Search(textindex.Query{Expression: "legacy"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
-		var out []*textindex.Document
-		for it.Next() {
-			out = append(out, it.Document())
-		}
-		return out
-	}
+	idx := openOld(t, 1, fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed)
+		VALUES ('%s', 'https://example.com/old', 'Old', 'legacy words', now(), 0.5, true)`, old))
+	results := func() []*textindex.Document { return searchDocs(t, idx, "legacy") }
 	if got := results(); len(got) != 1 || got[0].LinkID != old || got[0].ContentHash != "" {
 		t.Fatalf("after migration: %+v", got)
 	}
 	hash := textindex.ContentHash("Old", "legacy words")
-	err = idx.IndexBatch([]*textindex.Document{
+	err := idx.IndexBatch([]*textindex.Document{
 		{LinkID: uuid.New(), URL: "https://example.com/old?x", Title: "Old", Content: "legacy words", IndexedAt: time.Now(), ContentHash: hash},
 		{LinkID: old, URL: "https://example.com/old", Title: "Old", Content: "legacy words", IndexedAt: time.Now(), ContentHash: hash},
 	})
@@ -183,49 +146,16 @@ func TestMigrateDuplicates(t *testing.T) {
 // and URL weighted, so a search weighs them at once, without the pages
 // being indexed again.
 func TestMigrateFields(t *testing.T) {
-	dsn := pgtest.Database(t, "textindex")
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	var setup []string
-	for _, f := range []string{"migrations/0001_documents.sql", "migrations/0002_duplicates.sql"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		setup = append(setup, string(b))
-	}
 	titled, mentioned := uuid.New(), uuid.New()
-	setup = append(setup,
-		`CREATE TABLE textindex_schema_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		INSERT INTO textindex_schema_migrations (version) VALUES (1), (2)`,
-		fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, indexed) VALUES
-			('%s', 'https://example.com/docs/routine-maintenance.html?v=1', 'Vacuum', 'how to keep tables in shape', now(), true),
-			('%s', 'https://example.com/docs/other.html', 'Other things', 'vacuum and vacuum again, among other things', now(), true)`,
-			titled, mentioned))
-	for _, q := range setup {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatalf("Open migrates: %v", err)
-	}
-	defer idx.Close()
+	idx := openOld(t, 2, fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, indexed) VALUES
+		('%s', 'https://example.com/docs/routine-maintenance.html?v=1', 'Vacuum', 'how to keep tables in shape', now(), true),
+		('%s', 'https://example.com/docs/other.html', 'Other things', 'vacuum and vacuum again, among other things', now(), true)`,
+		titled, mentioned))
 	search := func(expr string) []uuid.UUID {
 		t.Helper()
-		it, err := idx.Search(textindex.Query{Expression: expr})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
 		var out []uuid.UUID
-		for it.Next() {
-			out = append(out, it.Document().LinkID)
+		for _, d := range searchDocs(t, idx, expr) {
+			out = append(out, d.LinkID)
 		}
 		return out
 	}
@@ -240,4 +170,58 @@ func TestMigrateFields(t *testing.T) {
 			t.Errorf("%q, of the URL's host or query, found %v", w, got)
 		}
 	}
+}
+
+// openOld writes, in a database of its own, an index with only its first
+// version migrations applied, runs stmts on it, and opens it as a program
+// of today does, migrating it.
+func openOld(t *testing.T, version int, stmts ...string) *postgres.Index {
+	t.Helper()
+	dsn := pgtest.Database(t, "textindex")
+	ctx := context.Background()
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(files) < version {
+		t.Fatalf("migration files: %v, %v", files, err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	var setup []string
+	for _, f := range files[:version] { // Glob sorts: 0001_, 0002_, ...
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup = append(setup, string(b))
+	}
+	setup = append(setup, fmt.Sprintf(`CREATE TABLE textindex_schema_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO textindex_schema_migrations (version) SELECT generate_series(1, %d)`, version))
+	for _, q := range append(setup, stmts...) {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open migrates: %v", err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return idx
+}
+
+// searchDocs returns the results of a match query for expr, in order.
+func searchDocs(t *testing.T, idx *postgres.Index, expr string) []*textindex.Document {
+	t.Helper()
+	it, err := idx.Search(textindex.Query{Expression: expr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []*textindex.Document
+	for it.Next() {
+		out = append(out, it.Document())
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,50 +19,13 @@ import (
 // join a group once indexed again with a hash.
 func TestMigrateDuplicates(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:2] {
-		if _, err := db.ExecContext(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-	}
 	old := uuid.New()
-	for _, q := range []string{
-		`PRAGMA user_version = 2`,
+	idx := openOld(t, 2,
 		fmt.Sprintf(`INSERT INTO docs (id, link_id, page_rank) VALUES (1, x'%x', 0.5)`, old[:]),
 		`INSERT INTO bodies (id, url, title, content, indexed_at) VALUES (1, 'https://example.com/old', 'Old', 'legacy words', '2025-01-01T00:00:00Z')`,
 		`INSERT INTO docs_fts (rowid, body) VALUES (1, 'Old
-legacy words')`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	idx, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatalf("Open migrates: %v", err)
-	}
-	defer idx.Close()
-	results := func() []*textindex.Document {
-		t.Helper()
-		it, err := idx.Search(textindex.Query{Expression: "legacy"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
-		var out []*textindex.Document
-		for it.Next() {
-			out = append(out, it.Document())
-		}
-		return out
-	}
+legacy words')`)
+	results := func() []*textindex.Document { return searchDocs(t, idx, "legacy") }
 	if got := results(); len(got) != 1 || got[0].LinkID != old || got[0].ContentHash != "" {
 		t.Fatalf("after migration: %+v", got)
 	}
@@ -87,20 +51,8 @@ legacy words')`,
 // terms as fields of their own, and searches weigh them at once, without
 // the pages being indexed again.
 func TestMigrateFields(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:3] {
-		if _, err := db.ExecContext(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-	}
 	titled, mentioned, alias := uuid.New(), uuid.New(), uuid.New()
-	for _, q := range []string{
-		`PRAGMA user_version = 3`,
+	idx := openOld(t, 3,
 		fmt.Sprintf(`INSERT INTO docs (id, link_id) VALUES (1, x'%x'), (2, x'%x'), (3, x'%x')`, titled[:], mentioned[:], alias[:]),
 		`INSERT INTO bodies (id, url, title, content, indexed_at, canon) VALUES
 			(1, 'https://example.com/docs/routine-maintenance.html', 'Vacuum', 'how to keep tables in shape', '2025-01-01T00:00:00Z', 1),
@@ -110,31 +62,12 @@ func TestMigrateFields(t *testing.T) {
 			(1, 'Vacuum
 how to keep tables in shape'),
 			(2, 'Other things
-vacuum and vacuum again, among other things')`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	idx, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatalf("Open migrates: %v", err)
-	}
-	defer idx.Close()
+vacuum and vacuum again, among other things')`)
 	search := func(expr string) []uuid.UUID {
 		t.Helper()
-		it, err := idx.Search(textindex.Query{Expression: expr})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
 		var out []uuid.UUID
-		for it.Next() {
-			out = append(out, it.Document().LinkID)
+		for _, d := range searchDocs(t, idx, expr) {
+			out = append(out, d.LinkID)
 		}
 		return out
 	}
@@ -147,4 +80,46 @@ vacuum and vacuum again, among other things')`,
 	if got := search("searchable"); len(got) != 0 {
 		t.Errorf("an alias's text became searchable: %v", got)
 	}
+}
+
+// openOld writes an index at schema version (the first version
+// migrations), runs stmts on it, and opens it as a program of today does,
+// migrating it.
+func openOld(t *testing.T, version int, stmts ...string) *Index {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(append(slices.Clone(migrations[:version]), fmt.Sprintf(`PRAGMA user_version = %d`, version)), stmts...) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("Open migrates: %v", err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return idx
+}
+
+// searchDocs returns the results of a match query for expr, in order.
+func searchDocs(t *testing.T, idx *Index, expr string) []*textindex.Document {
+	t.Helper()
+	it, err := idx.Search(textindex.Query{Expression: expr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []*textindex.Document
+	for it.Next() {
+		out = append(out, it.Document())
+	}
+	return out
 }
