@@ -8,6 +8,7 @@ require (
 	github.com/hashicorp/go-multierror v1.1.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jimsmart/grobotstxt v1.0.3
+	github.com/kljensen/snowball v0.10.0
 	github.com/microcosm-cc/bluemonday v1.0.27
 	github.com/nlnwa/gowarc/v3 v3.1.0
 	go.etcd.io/bbolt v1.5.0

@@ -12,7 +12,7 @@ import (
 func pageText(t testing.TB, body string) string {
 	t.Helper()
 	var w, chrome bytes.Buffer
-	_, text, err := extractText([]byte(body), &w, &chrome)
+	_, text, _, err := extractText([]byte(body), &w, &chrome)
 	if err != nil {
 		t.Fatalf("extractText: %v", err)
 	}

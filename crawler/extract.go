@@ -72,6 +72,9 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	}
 	p.Title = cleanTextBytes(ts.title, false)
 	p.TextContent = cleanTextBytes(ts.text(), false)
+	if ts.lang != "" {
+		p.Language = ts.lang
+	}
 	if x.links.lastReader {
 		p.releaseBody()
 	}

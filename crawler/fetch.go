@@ -189,6 +189,7 @@ func (f *Fetcher) fetch(ctx context.Context, p *Payload) bool {
 	p.FetchedAt = time.Now()
 	p.StatusCode = res.StatusCode
 	p.ContentType = res.Header.Get("Content-Type")
+	p.Language = contentLanguage(res.Header)
 	if notModified(res, p) {
 		// RFC 9110, 15.4.5: a 304 carries the validators a 200 would
 		// have; where it leaves one out, the stored one still holds.

@@ -177,6 +177,7 @@ func (p *Payload) fromArchive(page *FetchedPage, maxBody int64) bool {
 	p.FetchedAt = page.FetchedAt
 	p.StatusCode = page.StatusCode
 	p.ContentType = page.Header.Get("Content-Type")
+	p.Language = contentLanguage(page.Header)
 	p.outcome.bytes = int64(len(page.Body))
 	switch {
 	case page.StatusCode < 200 || page.StatusCode > 299:

@@ -180,6 +180,7 @@ func (t *TextIndexer) document(p *Payload, now time.Time) *textindex.Document {
 		URL:         url,
 		Title:       p.Title,
 		Content:     p.TextContent,
+		Language:    p.Language,
 		IndexedAt:   now,
 		ContentHash: textindex.ContentHash(p.Title, p.TextContent),
 	}

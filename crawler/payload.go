@@ -85,6 +85,10 @@ type Payload struct {
 	// Set by the text extraction stage.
 	Title       string
 	TextContent string
+	// Language is the language the page declares for its text, a BCP 47
+	// tag: its <html lang>, else the first of the response's
+	// Content-Language (set by the fetch stage, or an import), else "".
+	Language string
 
 	// aliasID is set by the graph updater for a redirected page: the ID
 	// of URL's link, an alias of PageID's, for the indexer to record in
@@ -143,7 +147,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.Links = append(c.Links[:0], p.Links...)
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow
-	c.Title, c.TextContent = p.Title, p.TextContent
+	c.Title, c.TextContent, c.Language = p.Title, p.TextContent, p.Language
 	c.outcome = p.outcome
 	if p.track != nil {
 		p.track.refs.Add(1)

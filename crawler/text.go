@@ -61,12 +61,15 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	defer textBufPool.Put(chrome)
 	buf.Reset()
 	chrome.Reset()
-	title, text, err := extractText(p.Body, buf, chrome)
+	title, text, lang, err := extractText(p.Body, buf, chrome)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, err)
 	}
 	p.Title = cleanTextBytes(title, false)
 	p.TextContent = cleanTextBytes(text, false)
+	if lang != "" {
+		p.Language = lang
+	}
 	return p, nil
 }
 
@@ -101,17 +104,17 @@ func isInline(a atom.Atom) bool {
 // extractText writes the visible text of body to w, with a space for every
 // tag that separates words, and returns the text of the first <title> before <body> (nil if
 // there is none), both with character references decoded but whitespace
-// left as it is.
-func extractText(body []byte, w, chrome *bytes.Buffer) (title []byte, text []byte, err error) {
+// left as it is, and the language of its <html lang> ("" if it says none).
+func extractText(body []byte, w, chrome *bytes.Buffer) (title []byte, text []byte, lang string, err error) {
 	z := xhtml.NewTokenizer(bytes.NewReader(body))
 	s := newTextScan(w, chrome)
 	for {
 		tt := z.Next()
 		if tt == xhtml.ErrorToken {
 			if err := z.Err(); err != io.EOF {
-				return nil, nil, err
+				return nil, nil, "", err
 			}
-			return s.title, s.text(), nil
+			return s.title, s.text(), s.lang, nil
 		}
 		if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
 			z.NextIsNotRawText() // see selfClosedRawText
@@ -133,6 +136,8 @@ type textScan struct {
 	chromeName string
 	sectioning int // depth in article, main and section
 	title      []byte
+	lang       string // of the first <html> start tag, if it says
+	htmlSeen   bool
 	skipping   int  // depth in elements that hide their content ("nostyle" included)
 	rawScript  bool // just after a script or style start tag
 	inBody     bool
@@ -239,6 +244,9 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 			if skip && s.skipping > 0 {
 				s.skipping--
 			}
+		case a == atom.Html && !s.htmlSeen:
+			s.htmlSeen = true
+			s.lang = rawLang(z.Raw())
 		case a == atom.Body:
 			s.inBody = true
 		case a == atom.Svg || a == atom.Math:
@@ -297,6 +305,8 @@ func textAtom(name []byte) atom.Atom {
 		return atom.Bdi
 	case "bdo":
 		return atom.Bdo
+	case "html":
+		return atom.Html
 	case "big":
 		return atom.Big
 	case "body":

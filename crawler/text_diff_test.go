@@ -103,7 +103,7 @@ func extractedText(t testing.TB, body []byte) string {
 	t.Helper()
 	var buf bytes.Buffer
 	// Without chrome: bluemonday keeps navigation, as a sanitiser must.
-	_, text, err := extractText(body, &buf, nil)
+	_, text, _, err := extractText(body, &buf, nil)
 	if err != nil {
 		t.Fatalf("extractText: %v", err)
 	}

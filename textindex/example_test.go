@@ -267,6 +267,41 @@ func ExampleWeights() {
 	}
 	// Output:
 	// [sql vacuum html]
-	// weights {Title:0 URL:0 Body:0 PageRank:0}: first VACUUM
-	// weights {Title:1 URL:1 Body:1 PageRank:0}: first Notes
+	// weights {Title:0 URL:0 Body:0 Stem:0 PageRank:0}: first VACUUM
+	// weights {Title:1 URL:1 Body:1 Stem:0 PageRank:0}: first Notes
+}
+
+// A word finds its other forms, in the language of each page; the form
+// asked for comes first.
+func ExampleQuery_language() {
+	idx, err := textindex.Open(context.Background(), "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	for _, d := range []*textindex.Document{
+		{LinkID: uuid.New(), URL: "https://example.com/a", Title: "Notes", Content: "the tables were vacuumed"},
+		{LinkID: uuid.New(), URL: "https://example.com/b", Title: "Notes", Content: "vacuuming the tables"},
+		{LinkID: uuid.New(), URL: "https://example.fr/c", Title: "Notes", Content: "les tables nettoyées", Language: "fr"},
+	} {
+		if err := idx.Index(d); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, q := range []textindex.Query{{Expression: "vacuum table"}, {Expression: "vacuuming"}, {Expression: "nettoyer", Language: "fr"}} {
+		it, err := idx.Search(q)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s:", q.Expression)
+		for it.Next() {
+			fmt.Printf(" %s", it.Document().URL)
+		}
+		fmt.Println()
+		it.Close()
+	}
+	// Output:
+	// vacuum table: https://example.com/b https://example.com/a
+	// vacuuming: https://example.com/b https://example.com/a
+	// nettoyer: https://example.fr/c
 }

@@ -51,7 +51,12 @@ func (t QueryType) String() string {
 // Terms are split at every character that is not a letter, digit or
 // combining mark, and
 // terms are compared case-insensitively but accent-sensitively ("Café"
-// matches "café" but not "cafe"). Text without such separators, as is
+// matches "café" but not "cafe"). A word matches the other forms of
+// itself, those with the same stem in the query's language and the
+// document's ("vacuuming" matches "vacuum" and "vacuumed"), and a phrase
+// the same stems in the same order; a document holding a word as it was
+// asked for ranks above one holding another form of it (Weights.Stem).
+// Exclusions (-word in QueryTypeSearch) leave out the word as written. Text without such separators, as is
 // common in Chinese or Japanese, forms a single term. An expression without
 // any term matches nothing.
 //
@@ -86,6 +91,10 @@ type Query struct {
 	// Weights are the fields' weights in the relevance; the zero value
 	// is DefaultWeights.
 	Weights Weights
+	// Language is the language of the expression as a BCP 47 tag, which
+	// decides the stems its words are matched by (see
+	// Document.Language); "" is English.
+	Language string
 }
 
 // The bounds of a query (see Query).

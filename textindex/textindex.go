@@ -111,6 +111,14 @@ type Document struct {
 	Title string
 	// Content is the page's visible text.
 	Content string
+	// Language is the language of the page's text as a BCP 47 tag ("en",
+	// "fr-CA"), as the page declares it (<html lang>, Content-Language),
+	// or "" when it does not say. A document's words are found by their
+	// other forms too (stemming) in a language a stemmer exists for:
+	// English (the language of a document that does not say), French,
+	// Spanish, Hungarian, Norwegian, Russian and Swedish; in any other
+	// language only as they are written.
+	Language string
 	// IndexedAt is when the document was last indexed. Every backend
 	// stores it in UTC with microsecond precision (PostgreSQL's), truncated
 	// towards the past (see Timestamp); no query bounds it by time.

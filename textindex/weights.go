@@ -20,12 +20,19 @@ import (
 // The fields are the title, the words of the URL's path (URLTerms:
 // "/docs/sql-vacuum.html" is sql, vacuum, html) and the text.
 //
+// A word matches its other forms too ("vacuuming" finds "vacuum" and
+// "vacuumed": all have the stem vacuum; see Document.Language and
+// Query.Language). A form of the word counts Stem times as much as the
+// word as it was asked for (which, having the stem too, counts 1 + Stem),
+// so an exact match ranks above a match of another form.
+//
 // PageRank weighs the query-independent part of the score, the prior (see
 // Prior): 0 leaves PageRank out.
 type Weights struct {
 	Title    float64
 	URL      float64
 	Body     float64
+	Stem     float64
 	PageRank float64
 }
 
@@ -41,11 +48,12 @@ func (w Weights) Prior(pageRank float64) float64 {
 
 // DefaultWeights are the weights of a Query that sets none. They were
 // chosen on the judged queries of make relevance (README.md): a title word
-// counts as 10 words of text, a URL path word as 5, and the prior of an
+// counts as 10 words of text, a URL path word as 5, another form of a
+// word as a fifth of the word as asked for, and the prior of an
 // average page is 0.1 × ln 2 ≈ 0.07, of a page a hundred times as linked
 // about 0.46, where the relevance of a page matching a query is typically
 // 3 to 30: PageRank orders pages whose text scores are close.
-var DefaultWeights = Weights{Title: 10, URL: 5, Body: 1, PageRank: 0.1}
+var DefaultWeights = Weights{Title: 10, URL: 5, Body: 1, Stem: 0.2, PageRank: 0.1}
 
 // ErrInvalidWeights is returned by Search for Weights with a negative,
 // infinite or NaN weight, or a body weight of 0 with others set.
@@ -61,7 +69,7 @@ func WeightsOf(q Query) (Weights, error) {
 	if w == (Weights{}) {
 		return DefaultWeights, nil
 	}
-	for _, v := range []float64{w.Title, w.URL, w.Body, w.PageRank} {
+	for _, v := range []float64{w.Title, w.URL, w.Body, w.Stem, w.PageRank} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Weights{}, fmt.Errorf("%w: %+v", ErrInvalidWeights, w)
 		}

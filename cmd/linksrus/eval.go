@@ -258,15 +258,16 @@ func baseNote(outcomes []relevance.Outcome, base string) string {
 }
 
 // weightsFlag is a --weights value: name=weight pairs separated by
-// commas, of the fields title, url and body and of the prior, pagerank; a
-// weight left out is textindex.DefaultWeights'.
+// commas, of the fields title, url and body, of a word's other forms,
+// stem, and of the prior, pagerank; a weight left out is
+// textindex.DefaultWeights'.
 type weightsFlag textindex.Weights
 
 func (w *weightsFlag) String() string {
 	if w == nil || *w == (weightsFlag{}) {
 		return ""
 	}
-	return fmt.Sprintf("title=%g,url=%g,body=%g,pagerank=%g", w.Title, w.URL, w.Body, w.PageRank)
+	return fmt.Sprintf("title=%g,url=%g,body=%g,stem=%g,pagerank=%g", w.Title, w.URL, w.Body, w.Stem, w.PageRank)
 }
 
 func (w *weightsFlag) Set(v string) error {
@@ -284,10 +285,12 @@ func (w *weightsFlag) Set(v string) error {
 			out.URL = f
 		case "body":
 			out.Body = f
+		case "stem":
+			out.Stem = f
 		case "pagerank":
 			out.PageRank = f
 		default:
-			return fmt.Errorf("unknown weight %q: the weights are title, url, body and pagerank", name)
+			return fmt.Errorf("unknown weight %q: the weights are title, url, body, stem and pagerank", name)
 		}
 	}
 	if _, err := textindex.WeightsOf(textindex.Query{Weights: out}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -437,5 +438,49 @@ func TestSearchSnippetFromContent(t *testing.T) {
 	}
 	if s := out.Results[0].Snippet; !strings.HasPrefix(s, "VACUUM VACUUM reclaims storage") || strings.Contains(s, "Prev") {
 		t.Errorf("snippet %q, want it to start in the page's content", s)
+	}
+}
+
+// TestSearchWordForms: a crawled page is found by other forms of its
+// words, stemmed in the language it declares: "vacuuming" finds the pages
+// saying VACUUM and vacuumed, not the one saying vacuums in a page that
+// declares German, for which no stemmer exists (#28 item 1).
+func TestSearchWordForms(t *testing.T) {
+	pages := map[string]string{
+		"/":                `<html><head><title>Maintenance</title></head><body><a href="/sql-vacuum.html">a</a> <a href="/notes.html">b</a> <a href="/de.html">c</a></body></html>`,
+		"/sql-vacuum.html": `<html><head><title>VACUUM</title></head><body><p>VACUUM reclaims storage.</p></body></html>`,
+		"/notes.html":      `<html lang="en-GB"><head><title>Notes</title></head><body><p>The tables were vacuumed last night.</p></body></html>`,
+		"/de.html":         `<html lang="de"><head><title>Notizen</title></head><body><p>Die vacuums laufen.</p></body></html>`,
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := linksrus(t, nil, "search", "--data", data, "--json", "vacuuming")
+	var out struct {
+		Results []struct {
+			URL string `json:"url"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, r.stdout)
+	}
+	var got []string
+	for _, res := range out.Results {
+		got = append(got, strings.TrimPrefix(res.URL, site.URL))
+	}
+	slices.Sort(got)
+	if want := []string{"/notes.html", "/sql-vacuum.html"}; !slices.Equal(got, want) {
+		t.Errorf("vacuuming finds %v, want %v", got, want)
 	}
 }

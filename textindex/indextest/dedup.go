@@ -254,9 +254,9 @@ func testDuplicatesInBatch(t *testing.T, idx textindex.Indexer) {
 	if !ok {
 		t.Skip("the backend does not implement textindex.BatchIndexer")
 	}
-	a := dupDoc("https://example.com/a", "Batch", "batched words")
-	b := dupDoc("https://example.com/bb", "Batch", "batched words")
-	c := dupDoc("https://example.com/ccc", "Batch", "batched words")
+	a := dupDoc("https://example.com/a", "Twin", "batched words")
+	b := dupDoc("https://example.com/bb", "Twin", "batched words")
+	c := dupDoc("https://example.com/ccc", "Twin", "batched words")
 	a2 := *a
 	a2.Content, a2.ContentHash = "moved away", textindex.ContentHash(a.Title, "moved away")
 	if err := bi.IndexBatch([]*textindex.Document{c, a, b, &a2}); err != nil {

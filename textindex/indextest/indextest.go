@@ -64,6 +64,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"PageRankOrder", testPageRankOrder},
 		{"RelevanceOrder", testRelevanceOrder},
 		{"FieldWeights", testFieldWeights},
+		{"WordForms", testWordForms},
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
 		{"JudgedOrder", testJudgedOrder},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},

@@ -616,7 +616,7 @@ func testLongQueryIsBounded(t *testing.T, idx textindex.Indexer) {
 // results come in order of relevance + the prior of its PageRank
 // (textindex.Weights.Prior), in every backend.
 func testScoresExplained(t *testing.T, idx textindex.Indexer) {
-	a := newDoc("Gophers", "gopher gopher gopher burrow")
+	a := newDoc("Animals", "gopher gopher gopher burrow")
 	b := newDoc("Burrows", "a gopher burrow among many other words about digging")
 	c := newDoc("Elsewhere", "gopher")
 	mustIndex(t, idx, a, b, c)

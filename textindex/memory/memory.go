@@ -159,12 +159,18 @@ func (i *Index) Index(doc *textindex.Document) error {
 	return nil
 }
 
-// split returns the terms of doc's fields.
+// split returns the terms of doc's fields, each field's stems (see
+// terms.StemMark) after its terms: a phrase of terms or of stems cannot
+// run from one into the other, so the stems need no fields of their own.
 func split(doc *textindex.Document) [numFields][]string {
 	var f [numFields][]string
 	f[fieldTitle] = terms.Split(doc.Title)
 	f[fieldURL] = terms.URLTerms(doc.URL)
 	f[fieldBody] = terms.Split(doc.Content)
+	st := terms.StemmerFor(doc.Language)
+	for n, ts := range f {
+		f[n] = append(ts, st.Stems(ts)...)
+	}
 	return f
 }
 

@@ -58,7 +58,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if i.closed {
 		return nil, fmt.Errorf("memory: search: %w", textindex.ErrClosed)
 	}
-	matched, err := i.match(ctx, search, weights)
+	matched, err := i.match(ctx, search, q.Language, weights)
 	if err != nil {
 		return nil, fmt.Errorf("memory: search %q: %w", q.Expression, err)
 	}
@@ -75,40 +75,62 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 
 // match returns the live documents matching the query, scored as SQLite
 // FTS5's bm25 scores them (BM25F over the fields, see textindex.Weights),
-// so that the two backends order results alike: every word and every
-// phrase of the query is a phrase of one or more terms; a phrase's
-// frequency in a document is the weighted sum of its occurrences in each
-// field (a phrase matches within one field); its IDF is
-// ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, of the N searchable
+// so that the two backends order results alike. Every word and every
+// phrase of the query is a unit (terms.Unit) a document must hold, as
+// written or as stems; each is two phrases of the bm25 sum, the exact one
+// weighed with the fields' weights, the stems' with Weights.Stem times
+// them. A phrase's frequency in a document is the weighted sum of its
+// occurrences in each field (a phrase matches within one field); its IDF
+// is ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, of the N searchable
 // documents and the n that hold it; the length is the document's terms in
-// all fields. The caller holds the read lock.
-func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) ([]hit, error) {
+// all fields, stems included. The caller holds the read lock.
+func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textindex.Weights) ([]hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !q.Positive() {
 		return nil, nil
 	}
-	// The query's phrases: each word alone, then the phrases.
-	var phrases [][]uint32
-	for _, p := range append(wordPhrases(q.Words), q.Phrases...) {
-		ids := make([]uint32, len(p))
-		for n, word := range p {
-			id, ok := i.termIDs[word]
-			if !ok {
-				return nil, nil // a term no document has: nothing can match
-			}
-			ids[n] = id
-		}
-		phrases = append(phrases, ids)
+	type phrase struct {
+		ids    []uint32
+		unit   int
+		weight float64 // of its occurrences, beside the fields' weights
 	}
+	var phrases []phrase
+	units := q.Units(terms.StemmerFor(lang))
+	unitCands := make([][]uint32, len(units))
+	for u, unit := range units {
+		var held [][]uint32
+	forms:
+		for _, form := range []struct {
+			terms  []string
+			weight float64
+		}{{unit.Exact, 1}, {unit.Stems, w.Stem}} {
+			ids := make([]uint32, len(form.terms))
+			for n, word := range form.terms {
+				id, ok := i.termIDs[word]
+				if !ok {
+					continue forms // a term no document has: this form matches nothing
+				}
+				ids[n] = id
+			}
+			phrases = append(phrases, phrase{ids, u, form.weight})
+			held = append(held, i.holdingAll([][]uint32{ids}))
+		}
+		if len(held) == 0 {
+			return nil, nil // no document holds the unit in any form
+		}
+		unitCands[u] = union(held)
+	}
+	slices.SortFunc(unitCands, func(a, b []uint32) int { return len(a) - len(b) })
+	cands := intersect(unitCands)
+
 	var excluded []uint32
 	for _, word := range q.Exclude {
 		if id, ok := i.termIDs[word]; ok {
 			excluded = append(excluded, id)
 		}
 	}
-	cands := i.holdingAll(phrases)
 
 	live := float64(i.live())
 	avgLen := float64(i.totalLen) / math.Max(live, 1)
@@ -118,9 +140,9 @@ func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) 
 	// their occurrences here.
 	occurs := make([][]occurrence, len(phrases))
 	for n, p := range phrases {
-		held := i.df[p[0]]
-		if len(p) > 1 {
-			occurs[n] = i.occurrences(p)
+		held := i.df[p.ids[0]]
+		if len(p.ids) > 1 {
+			occurs[n] = i.occurrences(p.ids)
 			held = len(occurs[n])
 		}
 		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
@@ -129,6 +151,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, w textindex.Weights) 
 
 	var hits []hit
 	tf := make([]float64, len(phrases))
+	found := make([]bool, len(units))
 candidates:
 	for n, ord := range cands {
 		if n%4096 == 4095 {
@@ -140,20 +163,30 @@ candidates:
 		if e == nil {
 			continue
 		}
+		clear(found)
 		for k, p := range phrases {
-			if len(p) == 1 {
-				tf[k] = weighted(e.frequency(p[0]), w)
-				continue
+			var f [numFields]uint32
+			if len(p.ids) == 1 {
+				f = e.frequency(p.ids[0])
+			} else {
+				// Both ascending: walk the phrase's occurrences along.
+				o := occurs[k]
+				for next[k] < len(o) && o[next[k]].ord < ord {
+					next[k]++
+				}
+				if next[k] < len(o) && o[next[k]].ord == ord {
+					f = o[next[k]].tf
+				}
 			}
-			// Both ascending: walk the phrase's occurrences along.
-			o := occurs[k]
-			for next[k] < len(o) && o[next[k]].ord < ord {
-				next[k]++
+			tf[k] = p.weight * weighted(f, w)
+			if f != ([numFields]uint32{}) {
+				found[p.unit] = true
 			}
-			if next[k] == len(o) || o[next[k]].ord != ord {
+		}
+		for _, ok := range found {
+			if !ok {
 				continue candidates // its words, not the phrase
 			}
-			tf[k] = weighted(o[next[k]].tf, w)
 		}
 		if !i.accepts(e, q, excluded) {
 			continue
@@ -197,15 +230,6 @@ func (i *Index) occurrences(phrase []uint32) []occurrence {
 	return out
 }
 
-// wordPhrases returns each word as a phrase of its own.
-func wordPhrases(words []string) [][]string {
-	out := make([][]string, len(words))
-	for n, w := range words {
-		out[n] = []string{w}
-	}
-	return out
-}
-
 // holdingAll returns the ordinals of the documents holding every term of
 // phrases, somewhere.
 func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
@@ -238,6 +262,20 @@ func (i *Index) accepts(e *entry, q terms.Search, excluded []uint32) bool {
 		}
 	}
 	return true
+}
+
+// union returns the ordinals present in any of lists, ascending; lists
+// are ascending.
+func union(lists [][]uint32) []uint32 {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	var out []uint32
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // intersect returns the ordinals present in every list; lists are

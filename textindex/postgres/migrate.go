@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linksrus/linksrus/internal/pgretry"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
 //go:embed migrations/*.sql
@@ -79,8 +80,13 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 				if tag.RowsAffected() == 0 {
 					return nil
 				}
-				_, err = tx.Exec(ctx, m.sql)
-				return err
+				if _, err := tx.Exec(ctx, m.sql); err != nil {
+					return err
+				}
+				if fill := fills[m.version]; fill != nil {
+					return fill(ctx, tx)
+				}
+				return nil
 			})
 		})
 		if err != nil {
@@ -88,6 +94,52 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		}
 	}
 	return nil
+}
+
+// fills are the parts of migrations that only the program can do, run
+// right after the migration's file in its transaction, by version.
+var fills = map[int]func(ctx context.Context, tx pgx.Tx) error{
+	4: fillStems,
+}
+
+// fillStems computes the stems column of the documents of before (in
+// English, their language being unknown), a few hundred at a time, in
+// LinkID order.
+func fillStems(ctx context.Context, tx pgx.Tx) error {
+	st := terms.StemmerFor("")
+	var after [16]byte // the nil UUID sorts first
+	for {
+		rows, err := tx.Query(ctx, `SELECT link_id, title, url_terms, content FROM textindex_documents
+			WHERE indexed AND link_id > $1 ORDER BY link_id LIMIT 500`, after)
+		if err != nil {
+			return fmt.Errorf("read documents to stem: %w", err)
+		}
+		var ids [][16]byte
+		var titles, urls, bodies []string
+		for rows.Next() {
+			var id [16]byte
+			var title, url, body string
+			if err := rows.Scan(&id, &title, &url, &body); err != nil {
+				rows.Close()
+				return fmt.Errorf("read documents to stem: %w", err)
+			}
+			ids = append(ids, id)
+			titles, urls, bodies = append(titles, stemsOf(title, st)), append(urls, stemsOf(url, st)), append(bodies, stemsOf(body, st))
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read documents to stem: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE textindex_documents d SET stems = `+fmt.Sprintf(stemsSQL, "s.title", "s.url", "s.body")+`
+			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[]) AS s (link_id, title, url, body)
+			WHERE d.link_id = s.link_id`, ids, titles, urls, bodies)
+		if err != nil {
+			return fmt.Errorf("store stems: %w", err)
+		}
+		after = ids[len(ids)-1]
+	}
 }
 
 // withCreateRace runs a CREATE ... IF NOT EXISTS, retrying once more when a

@@ -32,7 +32,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	ctx := context.Background()
 	var canon uuid.UUID
 	row := i.pool.QueryRow(ctx, `
-		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect,
+		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect, lang,
 			coalesce((SELECT o.link_id FROM textindex_documents o
 				WHERE o.content_hash = d.content_hash AND o.indexed
 				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id)
@@ -103,13 +103,13 @@ func (i *Index) alsoAt(ctx context.Context, docs []*textindex.Document) error {
 }
 
 // scanDoc reads link_id, url, title, content, indexed_at, page_rank,
-// content_hash (coalesced to ”), redirect.
+// content_hash (coalesced to ”), redirect, lang.
 func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		indexedAt *time.Time
 	)
-	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank, &doc.ContentHash, &doc.Redirect}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank, &doc.ContentHash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
 		return nil, err
 	}
 	if indexedAt != nil {
@@ -142,8 +142,8 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(0, 0, nil), nil
 	}
-	tsq, args := tsqueryOf(s)
-	where := "d.indexed AND d.tsv @@ q.q AND " + canonicalSQL
+	match, exact, stems, args := querySQL(s, terms.StemmerFor(q.Language))
+	where := "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
 		for n, site := range s.Sites {
@@ -153,16 +153,14 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		where += " AND " + onSites(len(args)-1, len(args))
 	}
 	var total int64
-	err = i.pool.QueryRow(ctx, fmt.Sprintf(`
-		SELECT count(*) FROM textindex_documents d, (SELECT %s AS q) q
-		WHERE %s`, tsq, where), args...).Scan(&total)
+	err = i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents d WHERE `+where, args...).Scan(&total)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	n := len(args)
-	page := fmt.Sprintf(pageSQL, n+1, n+2, tsq, tsRankScale, where, n+3, n+4)
+	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, stems, tsRankScale, where, n+4, n+5)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, append(slices.Clone(args), rankWeights(weights), weights.PageRank, limit, int64(offset)))
+		return i.fetchPage(ctx, page, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
 	}), nil
 }
 
@@ -186,25 +184,34 @@ func searchOf(q textindex.Query) (terms.Search, bool) {
 	return terms.Search{}, false
 }
 
-// tsqueryOf builds the tsquery of s as SQL over bound parameters $1…$n,
-// and their values.
-func tsqueryOf(s terms.Search) (string, []any) {
-	var parts []string
-	var args []any
-	add := func(fn, text string) {
-		args = append(args, text)
-		parts = append(parts, fmt.Sprintf("%s('simple', $%d)", fn, len(args)))
+// querySQL returns, as SQL over bound parameters $1…$n, and their values:
+// the condition that a document (d) holds every word and phrase of s as
+// written (d.tsv) or as stems in the language of st (d.stems), and none of
+// its exclusions as written; and the tsqueries of its words and phrases as
+// written and as stems, each of them ORed, which rank it.
+func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stems string, args []any) {
+	tsquery := func(words []string) string {
+		fn := "plainto_tsquery"
+		if len(words) > 1 {
+			fn = "phraseto_tsquery"
+		}
+		args = append(args, strings.Join(words, " "))
+		return fmt.Sprintf("%s('simple', $%d)", fn, len(args))
 	}
-	if len(s.Words) > 0 {
-		add("plainto_tsquery", strings.Join(s.Words, " "))
-	}
-	for _, p := range s.Phrases {
-		add("phraseto_tsquery", strings.Join(p, " "))
+	var conds, exacts, stemmed []string
+	for _, u := range s.Units(st) {
+		plain := make([]string, len(u.Stems))
+		for n, w := range u.Stems {
+			plain[n] = strings.TrimPrefix(w, terms.StemMark) // the stems column holds stems only
+		}
+		e, stem := tsquery(u.Exact), tsquery(plain)
+		conds = append(conds, fmt.Sprintf("(d.tsv @@ %s OR d.stems @@ %s)", e, stem))
+		exacts, stemmed = append(exacts, e), append(stemmed, stem)
 	}
 	for _, w := range s.Exclude {
-		add("!! plainto_tsquery", w)
+		conds = append(conds, "NOT d.tsv @@ "+tsquery([]string{w}))
 	}
-	return strings.Join(parts, " && "), args
+	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), strings.Join(stemmed, " || "), args
 }
 
 // onSites is the condition that d.url is on one of the sites whose hosts
@@ -235,19 +242,22 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 
 // pageSQL ranks the hits on key and score alone and joins only the page
 // being returned back to the stored text. The verbs are the numbers of the
-// weights and prior weight parameters, the tsquery, tsRankScale, the
-// condition on hits, and the limit and offset parameters' numbers. The
-// score is relevance + the prior (textindex.Weights.Prior).
+// field weights, stem weight and prior weight parameters, the tsqueries
+// of the words as written and as stems, tsRankScale, the condition on
+// hits, and the limit and offset parameters' numbers. The relevance is
+// the rank of the words as written plus Weights.Stem times the stems',
+// and the score relevance + the prior (textindex.Weights.Prior).
 const pageSQL = `
 	WITH hits AS (
 		SELECT d.link_id, r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) AS score, r.rel
-		FROM textindex_documents d, (SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS prior, %s AS q) q,
-			LATERAL (SELECT %g * ts_rank(q.w, d.tsv, q.q) AS rel) r
+		FROM textindex_documents d,
+			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, %s AS qe, %s AS qs) q,
+			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + q.stem * ts_rank(q.w, d.stems, q.qs)) AS rel) r
 		WHERE %s
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d
 	)
-	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, hits.rel::float8
+	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 

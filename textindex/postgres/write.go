@@ -9,36 +9,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
-// Index inserts or replaces doc; see textindex.Indexer. One upsert
-// statement does it, so no transaction is needed: the conflict branch keeps
-// page_rank, whether it came from an earlier Index or a placeholder.
+// Index inserts or replaces doc; see textindex.Indexer. It is a batch of
+// one (IndexBatch), a single upsert statement, so no transaction is needed.
 func (i *Index) Index(doc *textindex.Document) error {
 	if doc == nil || doc.LinkID == uuid.Nil {
 		return fmt.Errorf("postgres: index: %w", textindex.ErrMissingLinkID)
 	}
-	if math.IsNaN(doc.PageRank) || math.IsInf(doc.PageRank, 0) {
-		return fmt.Errorf("postgres: index %s: %w", doc.LinkID, textindex.ErrInvalidScore)
-	}
-	// Pages with NULs or broken UTF-8 are rare but real; PostgreSQL
-	// would reject them.
-	url, title, content := sanitize(doc.URL), sanitize(doc.Title), sanitize(doc.Content)
-	err := withRetry(context.Background(), func(ctx context.Context) error {
-		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms)
-			VALUES ($1, $2, $3, $4, $5, $6, true, NULLIF($7, ''), $8, $9)
-			ON CONFLICT (link_id) DO UPDATE SET
-				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
-				indexed_at = excluded.indexed_at, indexed = true,
-				content_hash = excluded.content_hash, redirect = excluded.redirect`,
-			doc.LinkID, url, title, content, doc.IndexedAt, doc.PageRank, sanitize(doc.ContentHash), doc.Redirect, urlTerms(url))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: index %s: %w", doc.LinkID, err)
-	}
-	return nil
+	return i.IndexBatch([]*textindex.Document{doc})
 }
 
 // UpdateScore sets the document's PageRank, or records it for a document
@@ -101,3 +81,20 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 // urlTerms returns the URL field of a document at url (textindex.URLTerms),
 // as the url_terms column holds it.
 func urlTerms(url string) string { return strings.Join(textindex.URLTerms(url), " ") }
+
+// stemsOf returns the stems of text's terms, space-separated, as the
+// stems column's text search configuration ('simple') reads them.
+func stemsOf(text string, st terms.Stemmer) string {
+	ts := terms.Split(text)
+	for n, t := range ts {
+		ts[n] = st.Stem(t)
+	}
+	return strings.Join(ts, " ")
+}
+
+// stemsSQL is the stems column's value from the stems of the title, the
+// URL path terms and the text (parameters or columns, %s each), bounded
+// as tsv bounds its fields.
+const stemsSQL = `setweight(to_tsvector('simple', left(%s, 4096)), 'A') ||
+	setweight(to_tsvector('simple', left(%s, 4096)), 'B') ||
+	setweight(to_tsvector('simple', left(%s, 131072)), 'D')`

@@ -34,16 +34,21 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
+	// The columns are computed here, not by the one writer goroutine.
+	fields := make(map[*textindex.Document]ftsFields, len(docs))
+	for _, d := range docs {
+		fields[d] = docFields(d)
+	}
 	err = i.w.do(func(ctx context.Context, w *writer, text *textBatch) error {
 		alone, others, err := splitAlone(ctx, w, docs)
 		if err != nil {
 			return err
 		}
-		if err := insertAlone(ctx, w, text, alone); err != nil {
+		if err := insertAlone(ctx, w, text, alone, fields); err != nil {
 			return err
 		}
 		for _, d := range others {
-			if err := indexOp(d)(ctx, w, text); err != nil {
+			if err := indexOp(d, fields[d])(ctx, w, text); err != nil {
 				return fmt.Errorf("%s: %w", d.LinkID, err)
 			}
 		}
@@ -155,8 +160,9 @@ func queryJSON(ctx context.Context, w *writer, q string, values []string, scan f
 
 // insertAlone stores the documents alone with one multi-row insert into
 // docs for the new ones (their rowids numbered on from the largest, as
-// SQLite would) and one into bodies, each their group's canonical.
-func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneDoc) error {
+// SQLite would) and one into bodies, each their group's canonical, with
+// docs_fts columns fields.
+func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneDoc, fields map[*textindex.Document]ftsFields) error {
 	if len(alone) == 0 {
 		return nil
 	}
@@ -183,17 +189,17 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 			return fmt.Errorf("insert docs rows: %w", err)
 		}
 	}
-	args := make([]any, 0, 7*len(alone))
+	args := make([]any, 0, 8*len(alone))
 	for _, a := range alone {
 		d := a.doc
 		var hash any // NULL: in no group
 		if d.ContentHash != "" {
 			hash = d.ContentHash
 		}
-		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect)
-		text.set(a.id, false, fieldsOf(d.URL, d.Title, d.Content))
+		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect, d.Language)
+		text.set(a.id, false, fields[d])
 	}
-	if err := execRows(ctx, w, insertBodiesPrefix, "", 7, args); err != nil {
+	if err := execRows(ctx, w, insertBodiesPrefix, "", 8, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)
 	}
 	return nil
@@ -203,5 +209,5 @@ const (
 	insertScoresPrefix = `INSERT INTO docs (link_id, page_rank) VALUES `
 	setScoresSuffix    = ` ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
-	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect) VALUES `
+	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang) VALUES `
 )

@@ -71,6 +71,16 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 	dir := t.TempDir()
 	pristine := filepath.Join(dir, "pristine.db")
 	writeTestIndex(t, pristine, 400)
+	// FTS5's merges leave free pages, whose bytes no one reads: damage
+	// there harms nothing. Vacuumed, the file holds live pages only.
+	db, err := sql.Open("sqlite", pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`VACUUM`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	clean, err := os.ReadFile(pristine)
 	if err != nil {
 		t.Fatal(err)

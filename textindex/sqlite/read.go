@@ -21,7 +21,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	ctx := context.Background()
 	var canon bool
 	row := i.db.QueryRowContext(ctx, `
-		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.canon
+		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, b.canon
 		FROM docs d JOIN bodies b ON b.id = d.id
 		WHERE d.link_id = ?`, linkID[:])
 	doc, err := scanDoc(row, &canon)
@@ -95,7 +95,7 @@ const alsoAtQuery = `
 	) WHERE n <= ? ORDER BY content_hash, n`
 
 // scanDoc reads the columns link_id, page_rank, url, title, content,
-// indexed_at, content_hash, redirect.
+// indexed_at, content_hash, redirect, lang.
 func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
@@ -103,7 +103,7 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 		indexedAt string
 		hash      sql.NullString
 	)
-	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &hash, &doc.Redirect}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &hash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
 		return nil, err
 	}
 	doc.ContentHash = hash.String
@@ -122,27 +122,26 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 // results must be on. Every term is a double-quoted string, which FTS5
 // never reads as an operator, column filter or prefix; terms hold no
 // quotes, but they are doubled anyway so the expression stays well-formed
-// whatever they hold. The expression is "" when the query requires no
-// term (it matches nothing).
+// whatever they hold. Each word or phrase is matched as written or as its
+// stems (terms.Unit), which only the stem columns hold. The expression is
+// "" when the query requires no term (it matches nothing).
 func matchExpr(q textindex.Query) (expr string, sites []terms.Site) {
 	s := searchOf(q)
 	if !s.Positive() {
 		return "", nil
 	}
 	quote := func(words []string) string {
+		quoted := make([]string, len(words))
 		for n, w := range words {
-			words[n] = strings.ReplaceAll(w, `"`, `""`)
+			quoted[n] = strings.ReplaceAll(w, `"`, `""`)
 		}
-		return `"` + strings.Join(words, " ") + `"`
+		return `"` + strings.Join(quoted, " ") + `"`
 	}
 	var parts []string
-	for _, w := range s.Words {
-		parts = append(parts, quote([]string{w}))
+	for _, u := range s.Units(terms.StemmerFor(q.Language)) {
+		parts = append(parts, "("+quote(u.Exact)+" OR "+quote(u.Stems)+")")
 	}
-	for _, p := range s.Phrases {
-		parts = append(parts, quote(p))
-	}
-	expr = strings.Join(parts, " ") // juxtaposition is AND
+	expr = strings.Join(parts, " AND ")
 	if len(s.Exclude) > 0 {
 		expr = "(" + expr + ")"
 		for _, w := range s.Exclude {
@@ -218,10 +217,10 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // only the requested page back to the stored text. %s is a condition on
 // the hit's URL (sb.url), "1" for none.
 const pageQuery = `
-	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, p.rel
+	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, p.rel
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) - h.r AS score, -h.r AS rel
-		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
+		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
 		%s
 		ORDER BY score DESC, d.link_id
@@ -238,12 +237,14 @@ var (
 // fetchPage reads one page of a search's results; site, if not "", is the
 // space-separated sites the results must be on.
 func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, offset uint64, limit int) ([]*textindex.Document, error) {
-	// The prior's weight (textindex.Weights.Prior), then the fields' in
-	// the order of docs_fts's columns.
-	query, args := pageQueryAll, []any{w.PageRank, w.Title, w.URL, w.Body, expr, limit, int64(offset)}
+	// The prior's weight (textindex.Weights.Prior), then the columns' in
+	// the order of docs_fts's: the fields as written, then their stems.
+	args := []any{w.PageRank, w.Title, w.URL, w.Body, w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Body, expr}
+	query := pageQueryAll
 	if site != "" {
-		query, args = pageQuerySites, []any{w.PageRank, w.Title, w.URL, w.Body, expr, site, limit, int64(offset)}
+		query, args = pageQuerySites, append(args, site)
 	}
+	args = append(args, limit, int64(offset))
 	rows, err := i.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: fetch results: %w", i.storeErr(err))

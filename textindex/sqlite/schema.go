@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
 // migrations are applied in order; the database's user_version is the
@@ -63,6 +65,27 @@ var migrations = []string{
 	INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', 16);
 	INSERT INTO docs_fts (rowid, title, url, body)
 		SELECT id, title, linksrus_url_terms(url), content FROM bodies WHERE canon ORDER BY id;`,
+	// Word forms (see textindex.Weights and terms.StemMark): each field's
+	// stems, computed by the program in the document's language, in a
+	// column of their own, so that bm25 weighs an exact match apart from a
+	// match of another form. A stem starts with a private-use character,
+	// which the tokenizer keeps in a token (tokenchars) and which the exact
+	// columns never hold (linksrus_text turns it into a space there), so
+	// no exact term equals a stem. Rebuilt from the stored bodies, English
+	// for the documents of before, whose language is unknown.
+	`ALTER TABLE bodies ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+	DROP TABLE docs_fts;
+	CREATE VIRTUAL TABLE docs_fts USING fts5 (
+		title, url, body, title_stems, url_stems, body_stems,
+		content = '',
+		contentless_delete = 1,
+		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*' tokenchars '` + terms.StemMark + `'"
+	);
+	INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', 16);
+	INSERT INTO docs_fts (rowid, title, url, body, title_stems, url_stems, body_stems)
+		SELECT id, linksrus_text(title), linksrus_url_terms(url), linksrus_text(content),
+			linksrus_stems(title, lang), linksrus_stems(linksrus_url_terms(url), lang), linksrus_stems(content, lang)
+		FROM bodies WHERE canon ORDER BY id;`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so

@@ -21,11 +21,31 @@ import (
 //   - linksrus_url_terms(url): the terms of url's path, space-separated, as
 //     the url column of docs_fts holds them (textindex.URLTerms), for the
 //     migration that fills that column from the stored URLs.
+//   - linksrus_text(text) and linksrus_stems(text, lang): text as an exact
+//     column of docs_fts holds it, and its stems in language lang as the
+//     column of its stems does (see fieldsOf), for the same migration.
 var registerFuncs = sync.OnceValue(func() error {
 	err := sqlite.RegisterDeterministicScalarFunction("linksrus_url_terms", 1,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 			u, _ := args[0].(string)
 			return strings.Join(terms.URLTerms(u), " "), nil
+		})
+	if err != nil {
+		return err
+	}
+	err = sqlite.RegisterDeterministicScalarFunction("linksrus_text", 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			text, _ := args[0].(string)
+			return exactText(text), nil
+		})
+	if err != nil {
+		return err
+	}
+	err = sqlite.RegisterDeterministicScalarFunction("linksrus_stems", 2,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			text, _ := args[0].(string)
+			lang, _ := args[1].(string)
+			return stemText(text, terms.StemmerFor(lang)), nil
 		})
 	if err != nil {
 		return err

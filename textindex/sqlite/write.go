@@ -24,7 +24,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 	if math.IsNaN(doc.PageRank) || math.IsInf(doc.PageRank, 0) {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, textindex.ErrInvalidScore)
 	}
-	err := i.w.do(indexOp(doc))
+	err := i.w.do(indexOp(doc, docFields(doc)))
 	if err != nil {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, i.storeErr(err))
 	}
@@ -103,8 +103,9 @@ func checkScores(ids []uuid.UUID, scores []float64) error {
 // (stmtPutBody), so a write makes no more statements than before unless
 // the canonical changes hands; a re-crawl of an unchanged page (same hash,
 // same URL) does no work in docs_fts, since its text is the same.
-func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text *textBatch) error {
-	fields := fieldsOf(doc.URL, doc.Title, doc.Content)
+// fields are doc's docs_fts columns (docFields), computed by the caller
+// rather than by the one writer goroutine, since stemming takes a while.
+func indexOp(doc *textindex.Document, fields ftsFields) func(ctx context.Context, w *writer, text *textBatch) error {
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
 	var hash any // NULL: in no group
 	if doc.ContentHash != "" {
@@ -127,7 +128,7 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 			hadText, same bool
 			leftGroup     sql.NullString
 		)
-		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL).Scan(&hadText, &same, &leftGroup)
+		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL, doc.Language).Scan(&hadText, &same, &leftGroup)
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // a new document
 		case err != nil:
@@ -144,7 +145,7 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 			canon     bool
 			displaced sql.NullInt64
 		)
-		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect).
+		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, doc.Language).
 			Scan(&canon, &displaced)
 		if err != nil {
 			return fmt.Errorf("store document: %w", err)
@@ -173,10 +174,10 @@ func indexOp(doc *textindex.Document) func(ctx context.Context, w *writer, text 
 // canonical, now that the canonical left it (its row is already gone).
 func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) error {
 	var (
-		next                int64
-		url, title, content string
+		next                      int64
+		url, title, content, lang string
 	)
-	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &url, &title, &content)
+	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &url, &title, &content, &lang)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // the group is empty
 	}
@@ -186,6 +187,6 @@ func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) e
 	if err := w.exec(ctx, stmtSetCanon, true, next); err != nil {
 		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
 	}
-	text.set(next, false, fieldsOf(url, title, content))
+	text.set(next, false, fieldsOf(url, title, content, lang))
 	return nil
 }

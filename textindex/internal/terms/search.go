@@ -142,3 +142,24 @@ func bound(expr string) (string, bool) {
 	}
 	return expr[:n], true
 }
+
+// A Unit is a word or phrase a result must hold: its terms as written and
+// their stems (each with StemMark) in the query's language. A document
+// holds it if it holds either in order within one of its fields, where
+// the backends keep each field's stems beside its terms (see StemMark).
+type Unit struct {
+	Exact []string
+	Stems []string
+}
+
+// Units returns the words of s, then its phrases, as units stemmed by st.
+func (s Search) Units(st Stemmer) []Unit {
+	out := make([]Unit, 0, len(s.Words)+len(s.Phrases))
+	for _, w := range s.Words {
+		out = append(out, Unit{Exact: []string{w}, Stems: st.Stems([]string{w})})
+	}
+	for _, p := range s.Phrases {
+		out = append(out, Unit{Exact: p, Stems: st.Stems(p)})
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package terms
+
+import (
+	"maps"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/french"
+	"github.com/kljensen/snowball/hungarian"
+	"github.com/kljensen/snowball/norwegian"
+	"github.com/kljensen/snowball/russian"
+	"github.com/kljensen/snowball/spanish"
+	"github.com/kljensen/snowball/swedish"
+)
+
+// StemMark starts every stem as the backends store it beside the exact
+// terms, so that a stem is a term of its own ("\ue000vacuum") that no
+// exact term can equal: a private-use character is never a term rune, so
+// Split never yields one. A phrase of stems then matches stems only, and
+// a document's stems and exact terms can share its fields.
+const StemMark = "\ue000"
+
+// maxStemmed bounds the terms a stemmer is asked about: longer ones (no
+// word of a language) are their own stems, so that hostile text costs a
+// stemmer nothing out of proportion.
+const maxStemmed = 64
+
+// A Stemmer maps a term, as Split returns it, to its stem (without
+// StemMark): the form its inflections share ("vacuuming", "vacuumed" and
+// "vacuums" are all "vacuum").
+type Stemmer struct {
+	stem  func(string, bool) string
+	cache *stemCache
+}
+
+// Stem returns the stem of term; a Stemmer without a language (the zero
+// Stemmer, for a language no stemmer exists for) returns term.
+func (s Stemmer) Stem(term string) string {
+	if s.stem == nil || len(term) > maxStemmed {
+		return term
+	}
+	return s.cache.get(term, s.stem)
+}
+
+// AppendStems appends to dst the stems of text's terms (as Split finds
+// them), each with StemMark in front and a space after: what Stems of
+// Split(text) joined by spaces would be, without a string per term.
+func (s Stemmer) AppendStems(dst []byte, text string) []byte {
+	for f := range strings.FieldsFuncSeq(text, isSeparator) {
+		dst = append(dst, StemMark...)
+		dst = append(dst, s.Stem(lower(f))...)
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func isSeparator(r rune) bool { return !IsTermRune(r) }
+
+// lower returns f lower-cased as Split does, without a copy when it is
+// lower-case ASCII already, as most words of most pages are.
+func lower(f string) string {
+	for i := 0; i < len(f); i++ {
+		if c := f[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(f)
+		}
+	}
+	return f
+}
+
+// Stems returns the stems of ts, each with StemMark in front.
+func (s Stemmer) Stems(ts []string) []string {
+	out := make([]string, len(ts))
+	for n, t := range ts {
+		out[n] = StemMark + s.Stem(t)
+	}
+	return out
+}
+
+// stemmers are the languages a stemmer exists for, by the primary subtag
+// of their BCP 47 tag, each with a cache of the stems it has computed: a
+// crawl stems the same few thousand words over and over, and Snowball's
+// steps allocate.
+var stemmers = map[string]Stemmer{
+	"en": {english.Stem, new(stemCache)},
+	"es": {spanish.Stem, new(stemCache)},
+	"fr": {french.Stem, new(stemCache)},
+	"hu": {hungarian.Stem, new(stemCache)},
+	"ru": {russian.Stem, new(stemCache)},
+	"sv": {swedish.Stem, new(stemCache)},
+	"nb": {norwegian.Stem, new(stemCache)},
+	"nn": {norwegian.Stem, new(stemCache)},
+	"no": {norwegian.Stem, new(stemCache)},
+}
+
+// StemmerFor returns the stemmer of the language of BCP 47 tag lang
+// ("en", "en-GB", "fr-CA"; the primary subtag decides, case-insensitively):
+// English for "", since most pages that do not say are English, and the
+// zero Stemmer, which stems nothing, for a language without a stemmer or a
+// tag that is not one.
+func StemmerFor(lang string) Stemmer {
+	if lang == "" {
+		return stemmers["en"]
+	}
+	primary, _, _ := strings.Cut(lang, "-")
+	primary, _, _ = strings.Cut(primary, "_") // en_US, as some servers write it
+	return stemmers[strings.ToLower(strings.TrimSpace(primary))]
+}
+
+// stemCache remembers stems. Every indexing goroutine asks it for every
+// word, so a lookup takes no lock: it reads an immutable map, and the
+// stems computed since are kept under a lock until there are enough of
+// them to publish a new map with them. The map is started afresh when
+// full rather than evicting one by one: what a crawl asks for again is
+// back after a few pages.
+type stemCache struct {
+	known   atomic.Pointer[map[string]string]
+	mu      sync.Mutex
+	pending map[string]string
+}
+
+const (
+	stemCacheSize    = 1 << 16
+	stemCachePublish = 256 // new stems gathered before the map is copied
+)
+
+func (c *stemCache) get(term string, stem func(string, bool) string) string {
+	if m := c.known.Load(); m != nil {
+		if s, ok := (*m)[term]; ok {
+			return s
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.pending[term]; ok {
+		return s
+	}
+	s := stem(term, false) // stop words are left as they are
+	if c.pending == nil {
+		c.pending = make(map[string]string, stemCachePublish)
+	}
+	c.pending[strings.Clone(term)] = s
+	if len(c.pending) >= stemCachePublish {
+		old := c.known.Load()
+		size := len(c.pending)
+		if old != nil && len(*old)+size <= stemCacheSize {
+			size += len(*old)
+		} else {
+			old = nil
+		}
+		m := make(map[string]string, size)
+		if old != nil {
+			maps.Copy(m, *old)
+		}
+		maps.Copy(m, c.pending)
+		c.known.Store(&m)
+		c.pending = nil
+	}
+	return s
+}
