@@ -24,7 +24,10 @@ func testWordForms(t *testing.T, idx textindex.Indexer) {
 	german := newDoc("Läufe", "running and walking")
 	german.Language = "de" // no stemmer: words only as written
 	unrelated := newDoc("Notes", "the vacuous argument"+filler)
-	mustIndex(t, idx, asked, other, titled, reversed, french, german, unrelated)
+	// Underscores separate words, as every non-letter does, whatever a
+	// backend marks its stems with.
+	snake := newDoc("Settings", "raise shared_buffers_ a little")
+	mustIndex(t, idx, asked, other, titled, reversed, french, german, unrelated, snake)
 	// Other pages, so that the words above are rare, as in a real corpus.
 	for _, text := range []string{"gardens in spring", "a walk by the river", "the history of bridges",
 		"recipes for bread", "trains and timetables", "painting the fence", "a letter from abroad"} {
@@ -63,6 +66,8 @@ func testWordForms(t *testing.T, idx textindex.Indexer) {
 	order(textindex.Query{Expression: "maison", Language: "fr"}, french)
 	order(match("run"))
 	order(match("running"), german)
+	order(match("_shared buffer"), snake)
+	order(textindex.Query{Type: textindex.QueryTypePhrase, Expression: "shared_buffer"}, snake)
 }
 
 // contents returns the documents' texts, for failure messages.

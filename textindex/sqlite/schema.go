@@ -68,10 +68,10 @@ var migrations = []string{
 	// Word forms (see textindex.Weights and terms.StemMark): each field's
 	// stems, computed by the program in the document's language, in a
 	// column of their own, so that bm25 weighs an exact match apart from a
-	// match of another form. A stem starts with a private-use character,
+	// match of another form. A stem starts with '_' (terms.StemMark),
 	// which the tokenizer keeps in a token (tokenchars) and which the exact
-	// columns never hold (linksrus_text turns it into a space there), so
-	// no exact term equals a stem. Rebuilt from the stored bodies, English
+	// columns never hold (linksrus_text turns it into a space there, as it
+	// separates words everywhere else), so no exact term equals a stem. Rebuilt from the stored bodies, English
 	// for the documents of before, whose language is unknown.
 	`ALTER TABLE bodies ADD COLUMN lang TEXT NOT NULL DEFAULT '';
 	DROP TABLE docs_fts;
