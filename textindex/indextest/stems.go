@@ -66,6 +66,14 @@ func testWordForms(t *testing.T, idx textindex.Indexer) {
 	order(textindex.Query{Expression: "maison", Language: "fr"}, french)
 	order(match("run"))
 	order(match("running"), german)
+	// A stop word has no stem ("the" says nothing as a stem that it does
+	// not as written): a query of stop words matches them as written, and
+	// a phrase's stems skip them.
+	if _, total := search(t, idx, match("the")); total != 12 {
+		got, _ := search(t, idx, match("the"))
+		t.Errorf(`match "the": %d results, want the 12 pages saying it: %v`, total, contents(got))
+	}
+	order(textindex.Query{Type: textindex.QueryTypePhrase, Expression: "table vacuumed by"}, reversed)
 	order(match("_shared buffer"), snake)
 	order(textindex.Query{Type: textindex.QueryTypePhrase, Expression: "shared_buffer"}, snake)
 }

@@ -106,6 +106,9 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 			terms  []string
 			weight float64
 		}{{unit.Exact, 1}, {unit.Stems, w.Stem}} {
+			if len(form.terms) == 0 {
+				continue // stop words only: they have no stems
+			}
 			ids := make([]uint32, len(form.terms))
 			for n, word := range form.terms {
 				id, ok := i.termIDs[word]

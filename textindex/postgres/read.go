@@ -142,7 +142,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(0, 0, nil), nil
 	}
-	match, exact, stems, args := querySQL(s, terms.StemmerFor(q.Language))
+	match, exact, stemRank, args := querySQL(s, terms.StemmerFor(q.Language))
 	where := "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
@@ -158,7 +158,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	n := len(args)
-	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, stems, tsRankScale, where, n+4, n+5)
+	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, tsRankScale, stemRank, where, n+4, n+5)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, page, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
 	}), nil
@@ -187,9 +187,10 @@ func searchOf(q textindex.Query) (terms.Search, bool) {
 // querySQL returns, as SQL over bound parameters $1…$n, and their values:
 // the condition that a document (d) holds every word and phrase of s as
 // written (d.tsv) or as stems in the language of st (d.stems), and none of
-// its exclusions as written; and the tsqueries of its words and phrases as
-// written and as stems, each of them ORed, which rank it.
-func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stems string, args []any) {
+// its exclusions as written; the tsquery of its words and phrases as
+// written, ORed; and what its stems add to the rank (pageSQL's q.stem
+// times the rank of the stems' tsqueries ORed, or 0 when it has none).
+func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemRank string, args []any) {
 	tsquery := func(words []string) string {
 		fn := "plainto_tsquery"
 		if len(words) > 1 {
@@ -200,18 +201,28 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stems string, arg
 	}
 	var conds, exacts, stemmed []string
 	for _, u := range s.Units(st) {
+		e := tsquery(u.Exact)
+		exacts = append(exacts, e)
+		if len(u.Stems) == 0 { // stop words only: they have no stems
+			conds = append(conds, "d.tsv @@ "+e)
+			continue
+		}
 		plain := make([]string, len(u.Stems))
 		for n, w := range u.Stems {
 			plain[n] = strings.TrimPrefix(w, terms.StemMark) // the stems column holds stems only
 		}
-		e, stem := tsquery(u.Exact), tsquery(plain)
+		stem := tsquery(plain)
 		conds = append(conds, fmt.Sprintf("(d.tsv @@ %s OR d.stems @@ %s)", e, stem))
-		exacts, stemmed = append(exacts, e), append(stemmed, stem)
+		stemmed = append(stemmed, stem)
 	}
 	for _, w := range s.Exclude {
 		conds = append(conds, "NOT d.tsv @@ "+tsquery([]string{w}))
 	}
-	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), strings.Join(stemmed, " || "), args
+	stemRank = "0"
+	if len(stemmed) > 0 {
+		stemRank = "q.stem * ts_rank(q.w, d.stems, " + strings.Join(stemmed, " || ") + ")"
+	}
+	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), stemRank, args
 }
 
 // onSites is the condition that d.url is on one of the sites whose hosts
@@ -242,17 +253,17 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 
 // pageSQL ranks the hits on key and score alone and joins only the page
 // being returned back to the stored text. The verbs are the numbers of the
-// field weights, stem weight and prior weight parameters, the tsqueries
-// of the words as written and as stems, tsRankScale, the condition on
-// hits, and the limit and offset parameters' numbers. The relevance is
+// field weights, stem weight and prior weight parameters, the tsquery of
+// the words as written, tsRankScale, what the stems add (querySQL), the
+// condition on hits, and the limit and offset parameters' numbers. The relevance is
 // the rank of the words as written plus Weights.Stem times the stems',
 // and the score relevance + the prior (textindex.Weights.Prior).
 const pageSQL = `
 	WITH hits AS (
 		SELECT d.link_id, r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) AS score, r.rel
 		FROM textindex_documents d,
-			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, %s AS qe, %s AS qs) q,
-			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + q.stem * ts_rank(q.w, d.stems, q.qs)) AS rel) r
+			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, %s AS qe) q,
+			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + %s) AS rel) r
 		WHERE %s
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d

@@ -82,14 +82,12 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 // as the url_terms column holds it.
 func urlTerms(url string) string { return strings.Join(textindex.URLTerms(url), " ") }
 
-// stemsOf returns the stems of text's terms, space-separated, as the
-// stems column's text search configuration ('simple') reads them.
+// stemsOf returns the stems of text's terms, space-separated, stop words
+// left out (terms.Stemmer.Stems), as the stems column's text search
+// configuration ('simple') reads them: without terms.StemMark, the column
+// holding stems only.
 func stemsOf(text string, st terms.Stemmer) string {
-	ts := terms.Split(text)
-	for n, t := range ts {
-		ts[n] = st.Stem(t)
-	}
-	return strings.Join(ts, " ")
+	return strings.ReplaceAll(string(st.AppendStems(nil, text)), terms.StemMark, "")
 }
 
 // stemsSQL is the stems column's value from the stems of the title, the

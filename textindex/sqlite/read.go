@@ -139,6 +139,10 @@ func matchExpr(q textindex.Query) (expr string, sites []terms.Site) {
 	}
 	var parts []string
 	for _, u := range s.Units(terms.StemmerFor(q.Language)) {
+		if len(u.Stems) == 0 { // stop words only: they have no stems
+			parts = append(parts, quote(u.Exact))
+			continue
+		}
 		parts = append(parts, "("+quote(u.Exact)+" OR "+quote(u.Stems)+")")
 	}
 	expr = strings.Join(parts, " AND ")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -34,31 +35,72 @@ const maxStemmed = 64
 // "vacuums" are all "vacuum").
 type Stemmer struct {
 	stem  func(string, bool) string
+	stop  func(string) bool
 	cache *stemCache
 }
 
 // Stem returns the stem of term; a Stemmer without a language (the zero
-// Stemmer, for a language no stemmer exists for) returns term.
+// Stemmer, for a language no stemmer exists for) returns term, and so
+// does every Stemmer for a stop word.
 func (s Stemmer) Stem(term string) string {
+	if st := s.stemOrStop(term); st != "" {
+		return st
+	}
+	return term
+}
+
+// stemOrStop returns the stem of term, or "" for a stop word of the
+// language ("the", "and", "of"): its stem is the word itself and says
+// nothing its written form does not, while stop words are a third of a
+// text's words, so the stems leave them out (see Stems).
+func (s Stemmer) stemOrStop(term string) string {
 	if s.stem == nil || len(term) > maxStemmed {
 		return term
 	}
-	return s.cache.get(term, s.stem)
+	return s.cache.get(term, s.stem, s.stop)
 }
 
 // AppendStems appends to dst the stems of text's terms (as Split finds
-// them), each with StemMark in front and a space after: what Stems of
-// Split(text) joined by spaces would be, without a string per term.
+// them), each with StemMark in front and a space after, stop words left
+// out: what Stems of Split(text) joined by spaces would be, without a
+// string per term.
 func (s Stemmer) AppendStems(dst []byte, text string) []byte {
-	for f := range strings.FieldsFuncSeq(text, isSeparator) {
-		dst = append(dst, StemMark...)
-		dst = append(dst, s.Stem(lower(f))...)
-		dst = append(dst, ' ')
+	start := -1 // of the term being read
+	for i := 0; i < len(text); {
+		c := text[i]
+		var term bool
+		size := 1
+		if c < utf8.RuneSelf { // most text: no rune to decode
+			term = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			term = IsTermRune(r)
+		}
+		switch {
+		case term && start < 0:
+			start = i
+		case !term && start >= 0:
+			dst = s.appendStem(dst, text[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		dst = s.appendStem(dst, text[start:])
 	}
 	return dst
 }
 
-func isSeparator(r rune) bool { return !IsTermRune(r) }
+func (s Stemmer) appendStem(dst []byte, term string) []byte {
+	st := s.stemOrStop(lower(term))
+	if st == "" {
+		return dst
+	}
+	dst = append(dst, StemMark...)
+	dst = append(dst, st...)
+	return append(dst, ' ')
+}
 
 // lower returns f lower-cased as Split does, without a copy when it is
 // lower-case ASCII already, as most words of most pages are.
@@ -71,11 +113,16 @@ func lower(f string) string {
 	return f
 }
 
-// Stems returns the stems of ts, each with StemMark in front.
+// Stems returns the stems of ts, each with StemMark in front, leaving out
+// stop words: a phrase of stems matches the stems of its words that are
+// not stop words, in order ("vacuum the table" matches "vacuumed tables"
+// and "vacuum a table" as stems; as written, only itself).
 func (s Stemmer) Stems(ts []string) []string {
-	out := make([]string, len(ts))
-	for n, t := range ts {
-		out[n] = StemMark + s.Stem(t)
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if st := s.stemOrStop(t); st != "" {
+			out = append(out, StemMark+st)
+		}
 	}
 	return out
 }
@@ -85,15 +132,15 @@ func (s Stemmer) Stems(ts []string) []string {
 // crawl stems the same few thousand words over and over, and Snowball's
 // steps allocate.
 var stemmers = map[string]Stemmer{
-	"en": {english.Stem, new(stemCache)},
-	"es": {spanish.Stem, new(stemCache)},
-	"fr": {french.Stem, new(stemCache)},
-	"hu": {hungarian.Stem, new(stemCache)},
-	"ru": {russian.Stem, new(stemCache)},
-	"sv": {swedish.Stem, new(stemCache)},
-	"nb": {norwegian.Stem, new(stemCache)},
-	"nn": {norwegian.Stem, new(stemCache)},
-	"no": {norwegian.Stem, new(stemCache)},
+	"en": {english.Stem, english.IsStopWord, new(stemCache)},
+	"es": {spanish.Stem, spanish.IsStopWord, new(stemCache)},
+	"fr": {french.Stem, french.IsStopWord, new(stemCache)},
+	"hu": {hungarian.Stem, hungarian.IsStopWord, new(stemCache)},
+	"ru": {russian.Stem, russian.IsStopWord, new(stemCache)},
+	"sv": {swedish.Stem, swedish.IsStopWord, new(stemCache)},
+	"nb": {norwegian.Stem, norwegian.IsStopWord, new(stemCache)},
+	"nn": {norwegian.Stem, norwegian.IsStopWord, new(stemCache)},
+	"no": {norwegian.Stem, norwegian.IsStopWord, new(stemCache)},
 }
 
 // StemmerFor returns the stemmer of the language of BCP 47 tag lang
@@ -124,10 +171,11 @@ type stemCache struct {
 
 const (
 	stemCacheSize    = 1 << 16
-	stemCachePublish = 256 // new stems gathered before the map is copied
+	stemCachePublish = 256 // new stems gathered, at least, before the map is copied
 )
 
-func (c *stemCache) get(term string, stem func(string, bool) string) string {
+// get returns the stem of term, or "" for a stop word.
+func (c *stemCache) get(term string, stem func(string, bool) string, stop func(string) bool) string {
 	if m := c.known.Load(); m != nil {
 		if s, ok := (*m)[term]; ok {
 			return s
@@ -138,13 +186,17 @@ func (c *stemCache) get(term string, stem func(string, bool) string) string {
 	if s, ok := c.pending[term]; ok {
 		return s
 	}
-	s := stem(term, false) // stop words are left as they are
+	var s string
+	if !stop(term) {
+		s = stem(term, true)
+	}
 	if c.pending == nil {
 		c.pending = make(map[string]string, stemCachePublish)
 	}
 	c.pending[strings.Clone(term)] = s
-	if len(c.pending) >= stemCachePublish {
-		old := c.known.Load()
+	// Published when the new stems are a good part of the map, so that
+	// copying the map costs a constant per stem however large it grows.
+	if old := c.known.Load(); len(c.pending) >= stemCachePublish && (old == nil || len(c.pending) >= len(*old)/2) {
 		size := len(c.pending)
 		if old != nil && len(*old)+size <= stemCacheSize {
 			size += len(*old)

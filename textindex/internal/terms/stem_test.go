@@ -25,9 +25,12 @@ func TestStemmerFor(t *testing.T) {
 			t.Errorf("StemmerFor(%q).Stem(%q) = %q, want %q", tc.lang, tc.term, got, tc.want)
 		}
 	}
-	got := StemmerFor("en").Stems([]string{"vacuumed", "tables"})
+	got := StemmerFor("en").Stems([]string{"vacuumed", "the", "tables"})
 	if len(got) != 2 || got[0] != StemMark+"vacuum" || got[1] != StemMark+"tabl" {
-		t.Errorf("Stems = %q", got)
+		t.Errorf("Stems = %q, want the stems of vacuumed and tables, the stop word left out", got)
+	}
+	if got := StemmerFor("de").Stems([]string{"die", "häuser"}); len(got) != 2 {
+		t.Errorf("Stems without a stemmer = %q, want every word as its own stem", got)
 	}
 }
 
@@ -38,6 +41,13 @@ func FuzzStem(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		want := ""
+		if ts := Split(s); len(ts) > 0 {
+			want = strings.Join(StemmerFor("en").Stems(ts), " ") + " "
+		}
+		if got := string(StemmerFor("en").AppendStems(nil, s)); got != want {
+			t.Fatalf("AppendStems(%q) = %q, want %q", s, got, want)
+		}
 		for _, term := range Split(s) {
 			for lang := range stemmers {
 				got := StemmerFor(lang).Stem(term)
