@@ -280,7 +280,7 @@ func ExampleQuery_language() {
 	}
 	defer idx.Close()
 	for _, d := range []*textindex.Document{
-		{LinkID: uuid.New(), URL: "https://example.com/a", Title: "Notes", Content: "the tables were vacuumed"},
+		{LinkID: uuid.New(), URL: "https://example.com/a", Title: "Notes", Content: "the tables were vacuumed late yesterday evening"},
 		{LinkID: uuid.New(), URL: "https://example.com/b", Title: "Notes", Content: "vacuuming the tables"},
 		{LinkID: uuid.New(), URL: "https://example.fr/c", Title: "Notes", Content: "les tables nettoyées", Language: "fr"},
 	} {
@@ -293,15 +293,15 @@ func ExampleQuery_language() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%s:", q.Expression)
-		for it.Next() {
+		fmt.Printf("%s: %d found, first", q.Expression, it.TotalCount())
+		if it.Next() {
 			fmt.Printf(" %s", it.Document().URL)
 		}
 		fmt.Println()
 		it.Close()
 	}
 	// Output:
-	// vacuum table: https://example.com/b https://example.com/a
-	// vacuuming: https://example.com/b https://example.com/a
-	// nettoyer: https://example.fr/c
+	// vacuum table: 2 found, first https://example.com/b
+	// vacuuming: 2 found, first https://example.com/b
+	// nettoyer: 1 found, first https://example.fr/c
 }

@@ -26,8 +26,8 @@ import (
 const StemMark = "_"
 
 // maxStemmed bounds the terms a stemmer is asked about: longer ones (no
-// word of a language) are their own stems, so that hostile text costs a
-// stemmer nothing out of proportion.
+// word of a language) have no stem, so that hostile text costs a stemmer
+// nothing out of proportion.
 const maxStemmed = 64
 
 // A Stemmer maps a term, as Split returns it, to its stem (without
@@ -41,7 +41,7 @@ type Stemmer struct {
 
 // Stem returns the stem of term; a Stemmer without a language (the zero
 // Stemmer, for a language no stemmer exists for) returns term, and so
-// does every Stemmer for a stop word.
+// does every Stemmer for a term without a stem (see stemOrStop).
 func (s Stemmer) Stem(term string) string {
 	if st := s.stemOrStop(term); st != "" {
 		return st
@@ -49,15 +49,32 @@ func (s Stemmer) Stem(term string) string {
 	return term
 }
 
-// stemOrStop returns the stem of term, or "" for a stop word of the
-// language ("the", "and", "of"): its stem is the word itself and says
-// nothing its written form does not, while stop words are a third of a
-// text's words, so the stems leave them out (see Stems).
+// stemOrStop returns the stem of term, or "" for a term that has none: a
+// stop word of the language ("the", "and", "of"), whose stem is the word
+// itself and says nothing its written form does not, while stop words are
+// a third of a text's words; a number; a term too long to be a word. The
+// stems leave those out (see Stems).
 func (s Stemmer) stemOrStop(term string) string {
-	if s.stem == nil || len(term) > maxStemmed {
+	if s.stem == nil {
 		return term
 	}
+	if len(term) > maxStemmed || isNumber(term) {
+		return "" // not a word of the language: nothing to stem
+	}
 	return s.cache.get(term, s.stem, s.stop)
+}
+
+// isNumber reports whether term is ASCII digits only, which no stemmer
+// changes. Source listings and tables are full of them (the line numbers
+// of a code page), so leaving them out of the stems saves much of their
+// indexing.
+func isNumber(term string) bool {
+	for i := 0; i < len(term); i++ {
+		if term[i] < '0' || term[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendStems appends to dst the stems of text's terms (as Split finds
@@ -114,7 +131,7 @@ func lower(f string) string {
 }
 
 // Stems returns the stems of ts, each with StemMark in front, leaving out
-// stop words: a phrase of stems matches the stems of its words that are
+// stop words and the other terms without a stem (see stemOrStop): a phrase of stems matches the stems of its words that are
 // not stop words, in order ("vacuum the table" matches "vacuumed tables"
 // and "vacuum a table" as stems; as written, only itself).
 func (s Stemmer) Stems(ts []string) []string {
