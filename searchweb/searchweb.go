@@ -323,12 +323,13 @@ func (s *Server) search(ctx context.Context, text string, offset uint64, opts Pa
 	return a
 }
 
-// facet counts the hosts of the best FacetResults results.
+// facet counts the hosts of the best FacetResults results, reading their
+// URLs only.
 func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error {
 	if a.Total == 0 {
 		return nil
 	}
-	q.Offset = 0
+	q.Offset, q.URLsOnly = 0, true
 	it, err := s.opts.Index.SearchContext(ctx, q)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -726,5 +727,42 @@ func TestPagingShowsEveryResultOnce(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s shown %d times", u, n)
 		}
+	}
+}
+
+// recordingSearcher records the queries it is given.
+type recordingSearcher struct {
+	searchweb.Searcher
+	mu      sync.Mutex
+	queries []textindex.Query
+}
+
+func (r *recordingSearcher) SearchContext(ctx context.Context, q textindex.Query) (textindex.Iterator, error) {
+	r.mu.Lock()
+	r.queries = append(r.queries, q)
+	r.mu.Unlock()
+	return r.Searcher.SearchContext(ctx, q)
+}
+
+// TestFacetReadsURLsOnly: the host facet's pass over the best results
+// asks the index for their URLs only (textindex.Query.URLsOnly), the page
+// of results for everything.
+func TestFacetReadsURLsOnly(t *testing.T) {
+	idx := memory.New()
+	defer idx.Close()
+	for i := range 3 {
+		if err := idx.Index(&textindex.Document{LinkID: uuid.New(), URL: fmt.Sprintf("http://h%d.example/", i), Title: "T", Content: "facet words"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recordingSearcher{Searcher: idx}
+	srv := newTestServer(t, searchweb.Options{Index: rec})
+	if code, _, _ := get(t, srv, "/api/search?q=facet"); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.queries) != 2 || rec.queries[0].URLsOnly || !rec.queries[1].URLsOnly {
+		t.Errorf("queries %+v, want the page's with everything, then the facet's with URLs only", rec.queries)
 	}
 }

@@ -95,6 +95,11 @@ type Query struct {
 	// decides the stems its words are matched by (see
 	// Document.Language); "" is English.
 	Language string
+	// URLsOnly asks for results that carry their LinkID, URL, PageRank,
+	// Relevance, ContentHash and Redirect only, not their title, text or
+	// AlsoAt: what a facet of many results counts, without reading every
+	// result's stored text. The order and totals are the same.
+	URLsOnly bool
 }
 
 // The bounds of a query (see Query).

@@ -50,6 +50,9 @@ const pageSize = 10
 //     crawl (relevance + prior).
 //   - LongQuery: 50 KB search-box queries on that index, which the query
 //     bounds cut; reports the slowest in milliseconds.
+//   - Facet: a broad query's first page, then the URLs of its best
+//     FacetResults results, as a host facet reads them; reports the
+//     median of each and their ratio.
 func Bench(b *testing.B, newIndexer BenchNewFunc) {
 	parent := b
 	b.Run("Index", func(b *testing.B) {
@@ -197,7 +200,51 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 		b.StopTimer()
 		b.ReportMetric(ms(worst), "max-ms")
 	})
+	// Facet: a broad query's first page, then what a host facet reads
+	// (searchweb): the URLs of its best FacetResults results
+	// (Query.URLsOnly). Reports the median of each in milliseconds and
+	// the facet's cost as a multiple of the query's.
+	b.Run("Facet", func(b *testing.B) {
+		if !built {
+			b.Skip("needs the Search benchmark's index")
+		}
+		q := textindex.Query{Expression: firstWord(queries)}
+		read := func(q textindex.Query, n int) time.Duration {
+			start := time.Now()
+			it, err := idx.Search(q)
+			if err != nil {
+				b.Fatalf("Search(%+v): %v", q, err)
+			}
+			for i := 0; i < n && it.Next(); i++ {
+				_ = it.Document()
+			}
+			if err := it.Error(); err != nil {
+				b.Fatalf("Search(%+v): %v", q, err)
+			}
+			_ = it.TotalCount()
+			it.Close()
+			return time.Since(start)
+		}
+		var page, facet []time.Duration
+		b.ResetTimer()
+		for range b.N {
+			page = append(page, read(q, pageSize))
+			urls := q
+			urls.URLsOnly = true
+			facet = append(facet, read(urls, FacetResults))
+		}
+		b.StopTimer()
+		slices.Sort(page)
+		slices.Sort(facet)
+		b.ReportMetric(ms(page[len(page)/2]), "query-ms")
+		b.ReportMetric(ms(facet[len(facet)/2]), "facet-ms")
+		b.ReportMetric(float64(facet[len(facet)/2])/float64(page[len(page)/2]), "facet/query")
+	})
 }
+
+// FacetResults is how many of a query's best results a host facet reads,
+// searchweb's default.
+const FacetResults = 500
 
 // longText joins word(0), word(1), ... into about 50 KB.
 func longText(word func(i int) string) string {

@@ -65,6 +65,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"RelevanceOrder", testRelevanceOrder},
 		{"FieldWeights", testFieldWeights},
 		{"WordForms", testWordForms},
+		{"URLsOnly", testURLsOnly},
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
 		{"JudgedOrder", testJudgedOrder},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},

@@ -757,3 +757,40 @@ func testCount(t *testing.T, idx textindex.Indexer) {
 		t.Errorf("Count = %d, want 2", n)
 	}
 }
+
+// testURLsOnly: a search with URLsOnly returns the same results in the
+// same order, with the same totals, relevance and URLs, and no title, text
+// or AlsoAt.
+func testURLsOnly(t *testing.T, idx textindex.Indexer) {
+	var docs []*textindex.Document
+	for i := range 30 {
+		d := newDoc(fmt.Sprintf("Facet %d", i), strings.Repeat("facet word ", 1+i%7)+"and other words")
+		d.PageRank = float64(i%4) * 0.5
+		docs = append(docs, d)
+	}
+	dup := *docs[0]
+	dup.LinkID, dup.URL = uuid.New(), docs[0].URL+"?copy"
+	docs[0].ContentHash = textindex.ContentHash(docs[0].Title, docs[0].Content)
+	dup.ContentHash = docs[0].ContentHash
+	mustIndex(t, idx, append(docs, &dup)...)
+	for _, off := range []uint64{0, 7} {
+		q := match("facet")
+		q.Offset = off
+		full, total := search(t, idx, q)
+		q.URLsOnly = true
+		urls, urlsTotal := search(t, idx, q)
+		if urlsTotal != total || len(urls) != len(full) {
+			t.Fatalf("offset %d: %d results (%d in all) with URLsOnly, %d (%d) without", off, len(urls), urlsTotal, len(full), total)
+		}
+		for n := range full {
+			f, u := full[n], urls[n]
+			if u.LinkID != f.LinkID || u.URL != f.URL || u.Relevance != f.Relevance || u.PageRank != f.PageRank {
+				t.Fatalf("offset %d, result %d: %v %s %v %v with URLsOnly, %v %s %v %v without", off, n,
+					u.LinkID, u.URL, u.Relevance, u.PageRank, f.LinkID, f.URL, f.Relevance, f.PageRank)
+			}
+			if u.Title != "" || u.Content != "" || u.AlsoAt != nil {
+				t.Fatalf("offset %d, result %d: URLsOnly returned title %q, text %q, AlsoAt %v", off, n, u.Title, u.Content, u.AlsoAt)
+			}
+		}
+	}
+}

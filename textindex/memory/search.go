@@ -66,7 +66,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	// A heap rather than a sort: callers usually read a page or two, and
 	// heapifying is linear where sorting a broad query's hits is not.
 	heap.Init(&hits)
-	it := &iterator{total: uint64(len(hits)), hits: hits}
+	it := &iterator{total: uint64(len(hits)), hits: hits, urlsOnly: q.URLsOnly}
 	for n := uint64(0); n < q.Offset && len(it.hits) > 0; n++ {
 		heap.Pop(&it.hits)
 	}
@@ -339,10 +339,11 @@ func (h *hitHeap) Pop() any {
 // iterator pops hits off a heap in result order. Entries are immutable, so
 // it needs no lock.
 type iterator struct {
-	hits  hitHeap
-	cur   *entry
-	rel   float64
-	total uint64
+	hits     hitHeap
+	cur      *entry
+	rel      float64
+	total    uint64
+	urlsOnly bool // Query.URLsOnly
 }
 
 func (it *iterator) Next() bool {
@@ -361,7 +362,11 @@ func (it *iterator) Document() *textindex.Document {
 	}
 	d := it.cur.doc
 	d.Relevance = it.rel
-	d.AlsoAt = slices.Clone(d.AlsoAt)
+	if it.urlsOnly {
+		d.Title, d.Content, d.AlsoAt = "", "", nil
+	} else {
+		d.AlsoAt = slices.Clone(d.AlsoAt)
+	}
 	return &d
 }
 

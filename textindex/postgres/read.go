@@ -158,9 +158,13 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	n := len(args)
-	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, tsRankScale, stemRank, where, n+4, n+5)
+	columns := textColumns
+	if q.URLsOnly {
+		columns = noTextColumns
+	}
+	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, tsRankScale, stemRank, where, n+4, n+5, columns)
 	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
+		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
 	}), nil
 }
 
@@ -255,7 +259,9 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // being returned back to the stored text. The verbs are the numbers of the
 // field weights, stem weight and prior weight parameters, the tsquery of
 // the words as written, tsRankScale, what the stems add (querySQL), the
-// condition on hits, and the limit and offset parameters' numbers. The relevance is
+// condition on hits, the limit and offset parameters' numbers, and the
+// title and text columns (textColumns, or noTextColumns for URLsOnly: no
+// TOASTed text is read). The relevance is
 // the rank of the words as written plus Weights.Stem times the stems',
 // and the score relevance + the prior (textindex.Weights.Prior).
 const pageSQL = `
@@ -268,12 +274,19 @@ const pageSQL = `
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d
 	)
-	SELECT d.link_id, d.url, d.title, d.content, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8
+	SELECT d.link_id, d.url, %s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
-// fetchPage reads one page of a search's results.
-func (i *Index) fetchPage(ctx context.Context, page string, args []any) ([]*textindex.Document, error) {
+// The title and text columns of a page of results, or none (URLsOnly).
+const (
+	textColumns   = "d.title, d.content"
+	noTextColumns = "'', ''"
+)
+
+// fetchPage reads one page of a search's results, and their AlsoAt when
+// withAliases.
+func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, args []any) ([]*textindex.Document, error) {
 	rows, err := i.pool.Query(ctx, page, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
@@ -291,6 +304,9 @@ func (i *Index) fetchPage(ctx context.Context, page string, args []any) ([]*text
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: search: fetch results: %w", closedErr(err))
+	}
+	if !withAliases {
+		return docs, nil
 	}
 	if err := i.alsoAt(ctx, docs); err != nil {
 		return nil, fmt.Errorf("postgres: search: duplicates of results: %w", closedErr(err))

@@ -213,15 +213,17 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 	}
 	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, expr, site, weights, offset, limit)
+		return i.fetchPage(ctx, expr, site, weights, q.URLsOnly, offset, limit)
 	}), nil
 }
 
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
-// only the requested page back to the stored text. %s is a condition on
-// the hit's URL (sb.url), "1" for none.
+// only the requested page back to the stored text. The verbs are the
+// title and text columns (textColumns, or noTextColumns for URLsOnly,
+// whose rows SQLite then reads no further than the URL) and a condition
+// on the hit's URL (onSites), or none.
 const pageQuery = `
-	SELECT p.link_id, p.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, p.rel
+	SELECT p.link_id, p.page_rank, b.url, %s, b.indexed_at, b.content_hash, b.redirect, b.lang, p.rel
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) - h.r AS score, -h.r AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
@@ -233,20 +235,32 @@ const pageQuery = `
 	JOIN bodies b ON b.id = p.id
 	ORDER BY p.score DESC, p.link_id`
 
+const (
+	textColumns   = "b.title, b.content"
+	noTextColumns = "'', ''"
+	onSites       = "JOIN bodies sb ON sb.id = d.id WHERE linksrus_on_site(sb.url, ?)"
+)
+
 var (
-	pageQueryAll   = fmt.Sprintf(pageQuery, "")
-	pageQuerySites = fmt.Sprintf(pageQuery, "JOIN bodies sb ON sb.id = d.id WHERE linksrus_on_site(sb.url, ?)")
+	pageQueryAll   = fmt.Sprintf(pageQuery, textColumns, "")
+	pageQuerySites = fmt.Sprintf(pageQuery, textColumns, onSites)
+	urlsQueryAll   = fmt.Sprintf(pageQuery, noTextColumns, "")
+	urlsQuerySites = fmt.Sprintf(pageQuery, noTextColumns, onSites)
 )
 
 // fetchPage reads one page of a search's results; site, if not "", is the
 // space-separated sites the results must be on.
-func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, offset uint64, limit int) ([]*textindex.Document, error) {
+func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, urlsOnly bool, offset uint64, limit int) ([]*textindex.Document, error) {
 	// The prior's weight (textindex.Weights.Prior), then the columns' in
 	// the order of docs_fts's: the fields as written, then their stems.
 	args := []any{w.PageRank, w.Title, w.URL, w.Body, w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Body, expr}
-	query := pageQueryAll
+	all, sites := pageQueryAll, pageQuerySites
+	if urlsOnly {
+		all, sites = urlsQueryAll, urlsQuerySites
+	}
+	query := all
 	if site != "" {
-		query, args = pageQuerySites, append(args, site)
+		query, args = sites, append(args, site)
 	}
 	args = append(args, limit, int64(offset))
 	rows, err := i.db.QueryContext(ctx, query, args...)
@@ -266,6 +280,9 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.We
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: search: fetch results: %w", i.storeErr(err))
+	}
+	if urlsOnly {
+		return docs, nil
 	}
 	if err := i.alsoAt(ctx, docs); err != nil {
 		return nil, fmt.Errorf("sqlite: search: duplicates of results: %w", i.storeErr(err))
