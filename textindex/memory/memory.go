@@ -48,8 +48,10 @@ type entry struct {
 	doc textindex.Document
 	ord uint32 // position in Index.byOrd, or unpublished; a replaced document gets a new one
 	// fields holds the term IDs of each field in order, for phrases,
-	// which match within one field.
+	// which match within one field: its terms as written, then from
+	// stems[f] on its stems.
 	fields [numFields][]uint32
+	stems  [numFields]int
 	// tf counts each term's occurrences in all fields together: the
 	// title and URL fields are a few terms, counted apart when a search
 	// needs them (frequency), so that the map stays as small as one of
@@ -148,30 +150,31 @@ func (i *Index) Index(doc *textindex.Document) error {
 	}
 	// Splitting happens outside the lock: it is the expensive part and
 	// needs no shared state.
-	words := split(doc)
+	words, stems := split(doc)
 
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
 		return fmt.Errorf("memory: index: %w", textindex.ErrClosed)
 	}
-	i.put(doc, words)
+	i.put(doc, words, stems)
 	return nil
 }
 
 // split returns the terms of doc's fields, each field's stems (see
-// terms.StemMark) after its terms: a phrase of terms or of stems cannot
-// run from one into the other, so the stems need no fields of their own.
-func split(doc *textindex.Document) [numFields][]string {
-	var f [numFields][]string
+// terms.StemMark) after its terms, and where in each field they start: a
+// phrase of terms or of stems cannot run from one into the other, so the
+// stems need no fields of their own.
+func split(doc *textindex.Document) (f [numFields][]string, stems [numFields]int) {
 	f[fieldTitle] = terms.Split(doc.Title)
 	f[fieldURL] = terms.URLTerms(doc.URL)
 	f[fieldBody] = terms.Split(doc.Content)
 	st := terms.StemmerFor(doc.Language)
 	for n, ts := range f {
+		stems[n] = len(ts)
 		f[n] = append(ts, st.Stems(ts)...)
 	}
-	return f
+	return f, stems
 }
 
 // unpublished is the ord of an entry that is not searchable.
@@ -195,10 +198,10 @@ func compareMembers(a, b member) int {
 		&textindex.Document{LinkID: b.id, URL: b.url, Redirect: b.redirect})
 }
 
-// put inserts or replaces doc, whose terms are words (by field); i.mu must
-// be held for writing.
-func (i *Index) put(doc *textindex.Document, words [numFields][]string) {
-	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32)}
+// put inserts or replaces doc, whose terms are words (by field, their
+// stems from stems on; see split); i.mu must be held for writing.
+func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [numFields]int) {
+	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32), stems: stems}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
 	for f, fw := range words {

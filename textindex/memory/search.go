@@ -95,17 +95,20 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 		ids    []uint32
 		unit   int
 		weight float64 // of its occurrences, beside the fields' weights
+		stems  bool    // a phrase of stems, found in the stems of a field
 	}
 	var phrases []phrase
 	units := q.Units(terms.StemmerFor(lang))
 	unitCands := make([][]uint32, len(units))
 	for u, unit := range units {
-		var held [][]uint32
+		var held []uint32 // the documents holding the terms of a form
+		holdable := false // some form's terms are all in the index
 	forms:
 		for _, form := range []struct {
 			terms  []string
 			weight float64
-		}{{unit.Exact, 1}, {unit.Stems, w.Stem}} {
+			stems  bool
+		}{{unit.Exact, 1, false}, {unit.Stems, w.Stem, true}} {
 			if len(form.terms) == 0 {
 				continue // stop words only: they have no stems
 			}
@@ -117,13 +120,13 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 				}
 				ids[n] = id
 			}
-			phrases = append(phrases, phrase{ids, u, form.weight})
-			held = append(held, i.holdingAll([][]uint32{ids}))
+			phrases = append(phrases, phrase{ids, u, form.weight, form.stems})
+			held, holdable = union(held, i.holdingAll([][]uint32{ids})), true
 		}
-		if len(held) == 0 {
+		if !holdable {
 			return nil, nil // no document holds the unit in any form
 		}
-		unitCands[u] = union(held)
+		unitCands[u] = held
 	}
 	slices.SortFunc(unitCands, func(a, b []uint32) int { return len(a) - len(b) })
 	cands := intersect(unitCands)
@@ -145,7 +148,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 	for n, p := range phrases {
 		held := i.df[p.ids[0]]
 		if len(p.ids) > 1 {
-			occurs[n] = i.occurrences(p.ids)
+			occurs[n] = i.occurrences(p.ids, p.stems)
 			held = len(occurs[n])
 		}
 		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
@@ -214,8 +217,10 @@ type occurrence struct {
 }
 
 // occurrences returns the live documents where phrase occurs (within a
-// field), in ordinal order, with its occurrences in each field.
-func (i *Index) occurrences(phrase []uint32) []occurrence {
+// field), in ordinal order, with its occurrences in each field: among a
+// field's stems for a phrase of stems, among its terms as written for
+// another (the one cannot hold the other).
+func (i *Index) occurrences(phrase []uint32, stems bool) []occurrence {
 	var out []occurrence
 	for _, ord := range i.holdingAll([][]uint32{phrase}) {
 		e := i.byOrd[ord]
@@ -224,6 +229,11 @@ func (i *Index) occurrences(phrase []uint32) []occurrence {
 		}
 		var tf [numFields]uint32
 		for f, terms := range e.fields {
+			if stems {
+				terms = terms[e.stems[f]:]
+			} else {
+				terms = terms[:e.stems[f]]
+			}
 			tf[f] = uint32(countRuns(terms, phrase))
 		}
 		if tf != ([numFields]uint32{}) {
@@ -234,7 +244,8 @@ func (i *Index) occurrences(phrase []uint32) []occurrence {
 }
 
 // holdingAll returns the ordinals of the documents holding every term of
-// phrases, somewhere.
+// phrases, somewhere. The result may be a postings list itself: it is only
+// read.
 func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
 	var lists [][]uint32
 	seen := make(map[uint32]bool)
@@ -267,24 +278,41 @@ func (i *Index) accepts(e *entry, q terms.Search, excluded []uint32) bool {
 	return true
 }
 
-// union returns the ordinals present in any of lists, ascending; lists
-// are ascending.
-func union(lists [][]uint32) []uint32 {
-	if len(lists) == 1 {
-		return lists[0]
+// union returns the ordinals present in either of a and b, ascending;
+// both are ascending. The result may be a or b itself: it is only read.
+func union(a, b []uint32) []uint32 {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
 	}
-	var out []uint32
-	for _, l := range lists {
-		out = append(out, l...)
+	out := make([]uint32, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // intersect returns the ordinals present in every list; lists are
 // ascending and sorted shortest first, so the result is at most as long as
-// the first.
+// the first. The result may be lists[0] itself: it is only read.
 func intersect(lists [][]uint32) []uint32 {
+	if len(lists) == 1 {
+		return lists[0]
+	}
 	out := slices.Clone(lists[0])
 	for _, l := range lists[1:] {
 		kept := out[:0]

@@ -140,7 +140,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("postgres: search: %w", err)
 	}
 	if !s.Positive() {
-		return pager.New(0, 0, nil), nil
+		return pager.New(q, 0, nil), nil
 	}
 	match, exact, stemRank, args := querySQL(s, terms.StemmerFor(q.Language))
 	where := "d.indexed AND " + match + " AND " + canonicalSQL
@@ -163,7 +163,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		columns = noTextColumns
 	}
 	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, tsRankScale, stemRank, where, n+4, n+5, columns)
-	return pager.New(uint64(total), q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
+	return pager.New(q, uint64(total), func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
 	}), nil
 }

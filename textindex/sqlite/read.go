@@ -192,7 +192,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	}
 	expr, sites := matchExpr(q)
 	if expr == "" {
-		return pager.New(0, 0, nil), nil
+		return pager.New(q, 0, nil), nil
 	}
 	var names []string
 	for _, s := range sites {
@@ -212,7 +212,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if err := i.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 	}
-	return pager.New(total, q.Offset, func(offset uint64, limit int) ([]*textindex.Document, error) {
+	return pager.New(q, total, func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, expr, site, weights, q.URLsOnly, offset, limit)
 	}), nil
 }

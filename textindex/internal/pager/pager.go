@@ -5,7 +5,9 @@
 //
 // The first page is FirstBatch results, a page or two of a typical result
 // list, so that a caller reading the first ten results does not pay for
-// materialising thousands. Every fetch ranks all hits again, so later pages
+// materialising thousands; for a query of URLs only (Query.URLsOnly), read
+// by a facet that counts hundreds, it is FirstURLsBatch, whose rows cost
+// little, so that the facet ranks the hits once. Every fetch ranks all hits again, so later pages
 // double in size up to MaxBatch, keeping a full walk over n results at
 // O(log n) rankings.
 package pager
@@ -18,8 +20,9 @@ import (
 
 // Page sizes; see the package comment.
 const (
-	FirstBatch = 64
-	MaxBatch   = 4096
+	FirstBatch     = 64
+	FirstURLsBatch = 512
+	MaxBatch       = 4096
 )
 
 // FetchFunc reads at most limit results, best first, skipping the first
@@ -41,11 +44,15 @@ type Iterator struct {
 
 var _ textindex.Iterator = (*Iterator)(nil)
 
-// New returns an iterator over a search with total hits, starting after
-// offset of them. A nil fetch means a search that cannot match (an
-// expression without terms): the iterator is empty.
-func New(total, offset uint64, fetch FetchFunc) *Iterator {
+// New returns an iterator over the results of q, total hits in all,
+// starting after q.Offset of them. A nil fetch means a search that cannot
+// match (an expression without terms): the iterator is empty.
+func New(q textindex.Query, total uint64, fetch FetchFunc) *Iterator {
+	offset := q.Offset
 	it := &Iterator{fetch: fetch, offset: offset, total: total, size: FirstBatch}
+	if q.URLsOnly {
+		it.size = FirstURLsBatch
+	}
 	if fetch == nil || offset >= total || offset > math.MaxInt64 {
 		it.done = true
 	}

@@ -33,7 +33,7 @@ func results(n int, sizes *[]int) FetchFunc {
 func TestWalksEveryResultWithGrowingPages(t *testing.T) {
 	var sizes []int
 	const n = 1000
-	it := New(n, 0, results(n, &sizes))
+	it := New(textindex.Query{}, n, results(n, &sizes))
 	count := 0
 	for it.Next() {
 		d := it.Document()
@@ -48,9 +48,20 @@ func TestWalksEveryResultWithGrowingPages(t *testing.T) {
 	}
 }
 
+// A facet's walk over URLs only ranks the hits once for its first 500.
+func TestURLsOnlyStartWithALargePage(t *testing.T) {
+	var sizes []int
+	it := New(textindex.Query{URLsOnly: true}, 3000, results(3000, &sizes))
+	for n := 0; n < 500 && it.Next(); n++ {
+	}
+	if want := []int{FirstURLsBatch}; !slices.Equal(sizes, want) {
+		t.Fatalf("page sizes %v, want %v", sizes, want)
+	}
+}
+
 func TestOffsetAndEmptySearches(t *testing.T) {
 	var sizes []int
-	it := New(10, 7, results(10, &sizes))
+	it := New(textindex.Query{Offset: 7}, 10, results(10, &sizes))
 	count := 0
 	for it.Next() {
 		count++
@@ -58,7 +69,7 @@ func TestOffsetAndEmptySearches(t *testing.T) {
 	if count != 3 {
 		t.Fatalf("read %d results after offset 7 of 10, want 3", count)
 	}
-	for _, it := range []*Iterator{New(10, 10, results(10, &sizes)), New(0, 0, nil), New(5, 0, nil)} {
+	for _, it := range []*Iterator{New(textindex.Query{Offset: 10}, 10, results(10, &sizes)), New(textindex.Query{}, 0, nil), New(textindex.Query{}, 5, nil)} {
 		if it.Next() || it.Document() != nil {
 			t.Fatal("an empty search yielded a result")
 		}
@@ -67,7 +78,7 @@ func TestOffsetAndEmptySearches(t *testing.T) {
 
 func TestFetchErrorStopsIteration(t *testing.T) {
 	boom := errors.New("boom")
-	it := New(100, 0, func(uint64, int) ([]*textindex.Document, error) { return nil, boom })
+	it := New(textindex.Query{}, 100, func(uint64, int) ([]*textindex.Document, error) { return nil, boom })
 	if it.Next() || !errors.Is(it.Error(), boom) {
 		t.Fatalf("Next after a failed fetch: error %v, want boom", it.Error())
 	}

@@ -78,9 +78,9 @@ func isNumber(term string) bool {
 }
 
 // AppendStems appends to dst the stems of text's terms (as Split finds
-// them), each with StemMark in front and a space after, stop words left
-// out: what Stems of Split(text) joined by spaces would be, without a
-// string per term.
+// them), each with StemMark in front and a space after, the terms
+// without a stem left out: what Stems of Split(text) joined by spaces
+// would be, without a string per term.
 func (s Stemmer) AppendStems(dst []byte, text string) []byte {
 	start := -1 // of the term being read
 	for i := 0; i < len(text); {
@@ -131,9 +131,10 @@ func lower(f string) string {
 }
 
 // Stems returns the stems of ts, each with StemMark in front, leaving out
-// stop words and the other terms without a stem (see stemOrStop): a phrase of stems matches the stems of its words that are
-// not stop words, in order ("vacuum the table" matches "vacuumed tables"
-// and "vacuum a table" as stems; as written, only itself).
+// stop words and the other terms without a stem (see stemOrStop): a
+// phrase of stems matches the stems of its other words, in order
+// ("vacuum the table" matches "vacuumed tables" and "vacuum a table" as
+// stems; as written, only itself).
 func (s Stemmer) Stems(ts []string) []string {
 	out := make([]string, 0, len(ts))
 	for _, t := range ts {
@@ -191,7 +192,9 @@ const (
 	stemCachePublish = 256 // new stems gathered, at least, before the map is copied
 )
 
-// get returns the stem of term, or "" for a stop word.
+// get returns the stem of term, or "" for a stop word. The pending stems
+// are at most half the published map's size (or 256), so the cache holds
+// at most about 1.5 × stemCacheSize stems.
 func (c *stemCache) get(term string, stem func(string, bool) string, stop func(string) bool) string {
 	if m := c.known.Load(); m != nil {
 		if s, ok := (*m)[term]; ok {
