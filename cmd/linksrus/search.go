@@ -47,6 +47,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	offset := fs.Int64("offset", 0, "skip the first `N` results (for paging)")
 	phrase := fs.Bool("phrase", false, "match the whole query as one exact phrase (without it: words, \"phrases\", -word and site:host)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up on a search that takes longer than `D`")
+	lang := fs.String("lang", "", "the query's language, a BCP 47 `TAG` (en, fr, es, ru, ...): its words also find their other forms as that language forms them (default English)")
 	words, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -95,6 +96,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	defer index.Close()
 
 	q := req.Query
+	q.Language = *lang
 	searchCtx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	page, err := searchweb.Results(searchCtx, contextSearcher{index}, q, searchweb.PageOptions{Limit: *limit, SnippetWidth: snippetWidth})

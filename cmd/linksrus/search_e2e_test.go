@@ -447,10 +447,11 @@ func TestSearchSnippetFromContent(t *testing.T) {
 // declares German, for which no stemmer exists (#28 item 1).
 func TestSearchWordForms(t *testing.T) {
 	pages := map[string]string{
-		"/":                `<html><head><title>Maintenance</title></head><body><a href="/sql-vacuum.html">a</a> <a href="/notes.html">b</a> <a href="/de.html">c</a></body></html>`,
+		"/":                `<html><head><title>Maintenance</title></head><body><a href="/sql-vacuum.html">a</a> <a href="/notes.html">b</a> <a href="/de.html">c</a> <a href="/fr.html">d</a></body></html>`,
 		"/sql-vacuum.html": `<html><head><title>VACUUM</title></head><body><p>VACUUM reclaims storage.</p></body></html>`,
 		"/notes.html":      `<html lang="en-GB"><head><title>Notes</title></head><body><p>The tables were vacuumed last night.</p></body></html>`,
 		"/de.html":         `<html lang="de"><head><title>Notizen</title></head><body><p>Die vacuums laufen.</p></body></html>`,
+		"/fr.html":         `<html lang="fr"><head><title>Notes</title></head><body><p>Les tables sont nettoyées.</p></body></html>`,
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := pages[r.URL.Path]
@@ -466,21 +467,33 @@ func TestSearchWordForms(t *testing.T) {
 	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
 		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r := linksrus(t, nil, "search", "--data", data, "--json", "vacuuming")
-	var out struct {
-		Results []struct {
-			URL string `json:"url"`
-		} `json:"results"`
+	found := func(args ...string) []string {
+		t.Helper()
+		r := linksrus(t, nil, append([]string{"search", "--data", data, "--json"}, args...)...)
+		var out struct {
+			Results []struct {
+				URL string `json:"url"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("search --json %v: %v\n%s%s", args, err, r.stdout, r.stderr)
+		}
+		var got []string
+		for _, res := range out.Results {
+			got = append(got, strings.TrimPrefix(res.URL, site.URL))
+		}
+		slices.Sort(got)
+		return got
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("search --json: %v\n%s", err, r.stdout)
-	}
-	var got []string
-	for _, res := range out.Results {
-		got = append(got, strings.TrimPrefix(res.URL, site.URL))
-	}
-	slices.Sort(got)
-	if want := []string{"/notes.html", "/sql-vacuum.html"}; !slices.Equal(got, want) {
+	if got, want := found("vacuuming"), []string{"/notes.html", "/sql-vacuum.html"}; !slices.Equal(got, want) {
 		t.Errorf("vacuuming finds %v, want %v", got, want)
+	}
+	// A query in French finds the French forms (nettoyer, nettoyées);
+	// read as English, it does not.
+	if got, want := found("--lang", "fr", "nettoyer"), []string{"/fr.html"}; !slices.Equal(got, want) {
+		t.Errorf("--lang fr nettoyer finds %v, want %v", got, want)
+	}
+	if got := found("nettoyer"); len(got) != 0 {
+		t.Errorf("nettoyer as English finds %v, want nothing", got)
 	}
 }
