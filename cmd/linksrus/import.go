@@ -120,8 +120,11 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 		case <-done:
 			return
 		}
-		fmt.Fprintln(env.stderr, "linksrus import: interrupted: storing the pages read (interrupt again to abandon them)")
+		// Reading stops before the note is printed: whoever has read the
+		// note finds the import interrupted, even if the archive ends at
+		// that moment (TestInterruptedImport closes it on the note).
 		stopReading()
+		fmt.Fprintln(env.stderr, "linksrus import: interrupted: storing the pages read (interrupt again to abandon them)")
 		select {
 		case <-env.interrupts:
 			fmt.Fprintln(env.stderr, "linksrus import: interrupted again: abandoning the pages read")
