@@ -327,10 +327,16 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 			victimHosts[r.host] = true
 		}
 	}
-	var last time.Time // the last page of the killed process's hosts
+	var last time.Time              // the last page of the killed process's hosts
+	taken := map[string]time.Time{} // a killed process's host -> the first request another sent after the kill
 	for _, r := range site.gets() {
 		if victimHosts[r.host] && r.end.After(last) {
 			last = r.end
+		}
+		if victimHosts[r.host] && r.worker != "w0" && r.start.After(killedAt) {
+			if t0, ok := taken[r.host]; !ok || r.start.Before(t0) {
+				taken[r.host] = r.start
+			}
 		}
 	}
 	if len(count) != hosts*pages {
@@ -338,9 +344,20 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 	}
 	// The killed process's hosts are taken over once their leases expire
 	// (2 s at most after the kill), its --timeout no longer counts (its
-	// requests end with its lease), and what it left is crawled on.
-	if d := last.Sub(killedAt); d > 5*time.Second {
-		t.Errorf("the killed process's hosts were done %v after the kill, want within 5s (--lease-ttl 2s --timeout 2s)", d.Round(time.Millisecond))
+	// requests end with its lease), and what it left is crawled on. The
+	// takeover is what is bounded: how long the rest then takes is crawl
+	// work at --delay, which a loaded machine under -race slows (the
+	// hosts were done 3.6-4.2 s after the kill alone, 6.2 s once in CI).
+	for h := range victimHosts {
+		at, ok := taken[h]
+		if !ok {
+			// Every page of h was fetched by the killed process before
+			// the kill: nothing was left to take over.
+			continue
+		}
+		if d := at.Sub(killedAt); d > 5*time.Second {
+			t.Errorf("the killed process's host %s was taken over %v after the kill, want within 5s (--lease-ttl 2s --timeout 2s)", h, d.Round(time.Millisecond))
+		}
 	}
 	twice := 0
 	for p, n := range count {
@@ -354,7 +371,11 @@ func TestSharedCrawlSurvivesKill9(t *testing.T) {
 		}
 	}
 	site.checkPolite(t, 2, 50*time.Millisecond)
-	t.Logf("after the kill the killed process's hosts were done in %v, the others finished in %v; %d pages fetched twice, of %d in flight in the killed process", last.Sub(killedAt).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond), twice, len(inFlight))
+	after := map[string]time.Duration{}
+	for h, at := range taken {
+		after[h] = at.Sub(killedAt).Round(time.Millisecond)
+	}
+	t.Logf("after the kill the killed process's hosts were taken over in %v and done in %v, the others finished in %v; %d pages fetched twice, of %d in flight in the killed process", after, last.Sub(killedAt).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond), twice, len(inFlight))
 }
 
 // notRetrievedURLs returns the URLs of the graph's links not retrieved
