@@ -61,9 +61,14 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 		}
 		// Text first: it reads the tag's name, the links scan its
 		// attributes.
-		ts.token(z, tt)
-		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+		text := ts.token(z, tt)
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
 			ls.tag(z)
+		case html.EndTagToken:
+			ls.endTag(z)
+		case html.TextToken:
+			ls.text(text)
 		}
 	}
 	ls.finish()

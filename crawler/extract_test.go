@@ -46,6 +46,8 @@ func sameExtraction(a, b *Payload) string {
 	switch {
 	case !slices.Equal(a.Links, b.Links):
 		return "links"
+	case !slices.Equal(a.LinkTexts, b.LinkTexts):
+		return "link texts"
 	case !slices.Equal(a.NoFollowLinks, b.NoFollowLinks):
 		return "nofollow links"
 	case a.NoIndex != b.NoIndex:
@@ -72,6 +74,7 @@ var extractionCases = []string{
 	"",
 	`<title>unclosed`,
 	`<a href="/a"><a href="/a">dup</a>`,
+	`<a href="/w">two <b>words</b><div>block</div><img alt="pic"></a><area href="/m" alt="map"><a href="/w">two words</a><a href="/w">other</a>`,
 }
 
 // TestPageExtractorMatchesSeparateExtractors: the one-pass stage gives the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -111,8 +112,9 @@ func pageURL(p *Payload) (*url.URL, error) {
 // linkSet de-duplicates a page's links; pooled so that its map keeps its
 // buckets, and buf its capacity, between pages.
 type linkSet struct {
-	seen map[string]linkRef
-	buf  []byte // scratch space resolveFast builds links in
+	seen  map[string]linkRef
+	buf   []byte // scratch space resolveFast builds links in
+	words []byte // a link's words, as linkScan reads them
 }
 
 type linkRef struct {
@@ -131,7 +133,17 @@ func (e *LinkExtractor) extract(p *Payload, base *url.URL) {
 		if tt == html.ErrorToken {
 			break // io.EOF, or a malformed tail: keep what was found
 		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		switch tt {
+		case html.TextToken:
+			if s.inAnchor {
+				s.text(z.Text())
+			}
+			continue
+		case html.EndTagToken:
+			s.endTag(z)
+			continue
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
 			continue
 		}
 		if tt == html.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
@@ -152,16 +164,23 @@ type linkScan struct {
 	pb           *pageBase
 	noFollowPage bool
 	baseSeen     bool
+	// The words of the <a> open (inAnchor) at anchorAt in Payload.Links
+	// (-1: a link not kept, or not followed, has no words kept).
+	inAnchor bool
+	anchorAt int
+	words    []byte
 }
 
 // scan starts extracting p's links, relative to base.
 func (e *LinkExtractor) scan(p *Payload, base *url.URL) *linkScan {
+	set := linkSetPool.Get().(*linkSet)
 	return &linkScan{
 		e:            e,
 		p:            p,
-		set:          linkSetPool.Get().(*linkSet),
+		set:          set,
 		pb:           e.pageBase(base),
 		noFollowPage: p.noFollow,
+		words:        set.words[:0],
 	}
 }
 
@@ -174,18 +193,33 @@ func (s *linkScan) tag(z *html.Tokenizer) {
 	// (x/net/html allocates on every call), for every tag of the page.
 	switch rawTagName(z.Raw()) {
 	case tagLink:
-		var href, rel []byte
+		// An <a> ends the one before it, as browsers end an <a> nested
+		// in another.
+		s.endAnchor()
+		var href, rel, alt []byte
 		ok, read := false, false
 		if !e.general {
 			href, rel, ok, read = rawLinkAttrs(z.Raw())
 		}
 		if !read {
-			href, rel, ok = linkAttrs(z)
+			href, rel, alt, ok = linkAttrs(z)
 		}
 		if !ok {
 			return
 		}
-		e.add(p, s.set, s.pb, href, hasToken(rel, "nofollow"))
+		at := e.add(p, s.set, s.pb, href, hasToken(rel, "nofollow"))
+		if len(rawName(z.Raw())) == 1 { // <a>: its words follow
+			s.anchorAt, s.inAnchor = at, true
+			s.words = s.words[:0]
+			return
+		}
+		// <area>: its words are its alt text.
+		if read {
+			alt = []byte(attrOr(z, "alt"))
+		}
+		s.words = append(s.words[:0], alt...)
+		s.anchorAt, s.inAnchor = at, true
+		s.endAnchor()
 	case tagBase:
 		if s.baseSeen {
 			return
@@ -204,18 +238,108 @@ func (s *linkScan) tag(z *html.Tokenizer) {
 		ni, nf := metaRobots(z)
 		p.NoIndex = p.NoIndex || ni
 		s.noFollowPage = s.noFollowPage || nf
+	default:
+		if s.inAnchor {
+			s.inner(z, false)
+		}
 	}
+}
+
+// MaxLinkText bounds Payload.LinkTexts: the words of a page's link to
+// another page are cut at the last whole word within this many bytes. A
+// link's words name the page it leads to; a link wrapped around a whole
+// paragraph, or a hostile page's, adds nothing beyond that.
+const MaxLinkText = 120
+
+// text hands the scan a text token of the page; only a link's words are
+// kept.
+func (s *linkScan) text(b []byte) {
+	if s.inAnchor && len(s.words) < 4*MaxLinkText {
+		s.words = append(s.words, b...)
+	}
+}
+
+// endTag hands the scan an end tag of the page: </a> ends a link's words.
+func (s *linkScan) endTag(z *html.Tokenizer) {
+	if !s.inAnchor {
+		return
+	}
+	raw := z.Raw()
+	if len(raw) > 2 && len(rawName(raw[1:])) == 1 && (raw[2] == 'a' || raw[2] == 'A') {
+		s.endAnchor()
+		return
+	}
+	s.inner(z, true)
+}
+
+// inner handles a tag inside a link: one that separates words writes a
+// space, and an image's alt text is among the link's words.
+func (s *linkScan) inner(z *html.Tokenizer, end bool) {
+	raw := z.Raw()
+	img := !end && equalLower(rawName(raw), "img")
+	if a, _ := rawTagAtom(raw, end); isInline(a) && !img {
+		return
+	}
+	s.words = append(s.words, ' ')
+	if img {
+		if alt, ok := attr(z, "alt"); ok && len(s.words) < 4*MaxLinkText {
+			s.words = append(s.words, alt...)
+			s.words = append(s.words, ' ')
+		}
+	}
+}
+
+// endAnchor ends the open link's words, if one is open, and keeps them as
+// its LinkTexts entry: the first words the page gives the link, and the
+// words of its other links to the same page if they say something else,
+// while they fit in MaxLinkText.
+func (s *linkScan) endAnchor() {
+	if !s.inAnchor {
+		return
+	}
+	s.inAnchor = false
+	p, at := s.p, s.anchorAt
+	if at < 0 || at >= len(p.LinkTexts) || len(s.words) == 0 {
+		return
+	}
+	words := cutWords(cleanTextBytes(s.words, false), MaxLinkText)
+	switch had := p.LinkTexts[at]; {
+	case words == "":
+	case had == "":
+		p.LinkTexts[at] = words
+	case !strings.Contains(strings.ToLower(had), strings.ToLower(words)) && len(had)+2+len(words) <= MaxLinkText:
+		p.LinkTexts[at] = had + "; " + words
+	}
+}
+
+// cutWords returns s cut at the last space within max bytes, or at a rune
+// boundary if it is one long word.
+func cutWords(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexByte(s[:cut], ' '); sp > 0 {
+		cut = sp
+	}
+	return s[:cut]
 }
 
 // finish applies a page-wide nofollow and releases the scan's buffers.
 func (s *linkScan) finish() {
+	s.endAnchor()
 	p := s.p
 	if s.noFollowPage {
 		p.NoFollowLinks = append(p.NoFollowLinks, p.Links...)
 		clear(p.Links)
-		p.Links = p.Links[:0]
+		clear(p.LinkTexts)
+		p.Links, p.LinkTexts = p.Links[:0], p.LinkTexts[:0]
 	}
 	clear(s.set.seen)
+	s.set.words = s.words[:0]
 	linkSetPool.Put(s.set)
 	s.set = nil
 }
@@ -236,23 +360,25 @@ func (e *LinkExtractor) pageBase(base *url.URL) *pageBase {
 // in the page's set inside a reused buffer, so a repeated link costs no
 // allocation and a new one costs its string. The rest take the general
 // path, resolveLink.
-func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte, noFollow bool) {
+//
+// It returns the link's index in p.Links, or -1 when it is not there (not
+// kept, or not followed).
+func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte, noFollow bool) int {
 	key, pathEnd, res := pb.resolveFast(set.buf[:0], href)
 	set.buf = key[:0]
 	switch {
 	case res == fastDropped:
-		return
+		return -1
 	case res == fastResolved && (!e.rewritesQuery() || pathEnd == len(key)):
 		if ref, dup := set.seen[string(key)]; dup {
 			if ref.noFollow && !noFollow {
-				e.promote(p, set, ref, string(key))
+				return e.promote(p, set, ref, string(key))
 			}
-			return
+			return linkIndex(ref)
 		}
 		link := string(key)
 		keep := pb.keepHost(e.detector) && !hasNonHTMLExtension(link[len(pb.origin):pathEnd])
-		e.record(p, set, link, keep, noFollow)
-		return
+		return e.record(p, set, link, keep, noFollow)
 	}
 
 	var link string
@@ -263,15 +389,24 @@ func (e *LinkExtractor) add(p *Payload, set *linkSet, pb *pageBase, href []byte,
 		link, u = resolveLink(pb.raw, string(href), e.norm)
 	}
 	if u == nil {
-		return
+		return -1
 	}
 	if ref, dup := set.seen[link]; dup {
 		if ref.noFollow && !noFollow {
-			e.promote(p, set, ref, link)
+			return e.promote(p, set, ref, link)
 		}
-		return
+		return linkIndex(ref)
 	}
-	e.record(p, set, link, e.keep(u), noFollow)
+	return e.record(p, set, link, e.keep(u), noFollow)
+}
+
+// linkIndex is the index in Payload.Links of a link seen before, -1 if
+// it is not there.
+func linkIndex(ref linkRef) int {
+	if ref.noFollow {
+		return -1
+	}
+	return ref.index
 }
 
 // rewritesQuery reports whether normalisation may change a query that
@@ -280,16 +415,26 @@ func (e *LinkExtractor) rewritesQuery() bool {
 	return e.norm.SortQuery || e.norm.StripTracking
 }
 
-// promote moves link, seen so far only with nofollow at ref, to Links.
-func (e *LinkExtractor) promote(p *Payload, set *linkSet, ref linkRef, link string) {
+// promote moves link, seen so far only with nofollow at ref, to Links,
+// and returns its index there.
+func (e *LinkExtractor) promote(p *Payload, set *linkSet, ref linkRef, link string) int {
 	p.NoFollowLinks = removeAt(p.NoFollowLinks, ref.index, set)
-	set.seen[link] = linkRef{index: len(p.Links)}
+	return e.follow(p, set, link)
+}
+
+// follow appends link to p.Links, with no words yet, and returns its index.
+func (e *LinkExtractor) follow(p *Payload, set *linkSet, link string) int {
+	at := len(p.Links)
+	set.seen[link] = linkRef{index: at}
 	p.Links = append(p.Links, link)
+	p.LinkTexts = append(p.LinkTexts, "")
+	return at
 }
 
 // record stores the first occurrence of link, or only remembers it, so its
-// next occurrences are skipped quickly, when keep is false.
-func (e *LinkExtractor) record(p *Payload, set *linkSet, link string, keep, noFollow bool) {
+// next occurrences are skipped quickly, when keep is false. It returns the
+// link's index in p.Links, or -1.
+func (e *LinkExtractor) record(p *Payload, set *linkSet, link string, keep, noFollow bool) int {
 	switch {
 	case !keep:
 		set.seen[link] = linkRef{index: -1}
@@ -297,9 +442,9 @@ func (e *LinkExtractor) record(p *Payload, set *linkSet, link string, keep, noFo
 		set.seen[link] = linkRef{noFollow: true, index: len(p.NoFollowLinks)}
 		p.NoFollowLinks = append(p.NoFollowLinks, link)
 	default:
-		set.seen[link] = linkRef{index: len(p.Links)}
-		p.Links = append(p.Links, link)
+		return e.follow(p, set, link)
 	}
+	return -1
 }
 
 // normalize returns the canonical form of a resolved link for the
@@ -341,9 +486,9 @@ func removeAt(links []string, i int, set *linkSet) []string {
 	return links
 }
 
-// linkAttrs returns the href and rel attributes of the current tag. They
+// linkAttrs returns the href, rel and alt attributes of the current tag. They
 // alias the tokenizer's buffer, so they are valid only until its next call.
-func linkAttrs(z *html.Tokenizer) (href, rel []byte, ok bool) {
+func linkAttrs(z *html.Tokenizer) (href, rel, alt []byte, ok bool) {
 	for {
 		key, val, more := z.TagAttr()
 		switch string(key) {
@@ -353,11 +498,20 @@ func linkAttrs(z *html.Tokenizer) (href, rel []byte, ok bool) {
 			}
 		case "rel":
 			rel = val
+		case "alt":
+			alt = val
 		}
 		if !more {
-			return href, rel, ok
+			return href, rel, alt, ok
 		}
 	}
+}
+
+// attrOr returns the value of the current tag's attribute key, "" if it
+// has none.
+func attrOr(z *html.Tokenizer, key string) string {
+	v, _ := attr(z, key)
+	return v
 }
 
 // attr returns the first attribute called key of the current tag.

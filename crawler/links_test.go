@@ -260,3 +260,75 @@ func TestLinkExtractorNormalizes(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkTexts: a link's words are the text inside its <a> (inline
+// elements joined, others separating words, images by their alt text) or
+// an <area>'s alt text, cleaned and cut at MaxLinkText; a page's other
+// links to the same URL add what they say differently; links not followed
+// keep none.
+func TestLinkTexts(t *testing.T) {
+	const page = "https://example.com/dir/page.html"
+	long := strings.Repeat("word ", 40)
+	cases := []struct {
+		name  string
+		body  string
+		links []string
+		texts []string
+	}{
+		{name: "plain and nested inline",
+			body:  `<a href="/a">The <code>psql</code>  Tool</a><a href="/b"><span>Foreign</span> <em>Keys</em></a>`,
+			links: []string{"https://example.com/a", "https://example.com/b"},
+			texts: []string{"The psql Tool", "Foreign Keys"}},
+		{name: "block elements separate words, images give alt text",
+			body:  `<a href="/a"><div>one</div><div>two</div></a><a href="/i"><img src="x.png" alt="Logo"></a><a href="/e"><img src="y.png"></a>`,
+			links: []string{"https://example.com/a", "https://example.com/i", "https://example.com/e"},
+			texts: []string{"one two", "Logo", ""}},
+		{name: "area alt text",
+			body:  `<map><area href="/m" alt="Map region"><area href="/n"></map>`,
+			links: []string{"https://example.com/m", "https://example.com/n"},
+			texts: []string{"Map region", ""}},
+		{name: "repeated link adds only new words",
+			body:  `<a href="/a">VACUUM</a><a href="/a">vacuum</a><a href="/a#x">garbage collection</a>`,
+			links: []string{"https://example.com/a"},
+			texts: []string{"VACUUM; garbage collection"}},
+		{name: "unclosed anchor ends at the next and at the end",
+			body:  `<a href="/a">first<a href="/b">second`,
+			links: []string{"https://example.com/a", "https://example.com/b"},
+			texts: []string{"first", "second"}},
+		{name: "long text cut at a word",
+			body:  `<a href="/a">` + long + `</a>`,
+			links: []string{"https://example.com/a"},
+			texts: []string{strings.TrimSpace(strings.Repeat("word ", MaxLinkText/5))}},
+		{name: "nofollow and dropped links keep no words",
+			body:  `<a rel="nofollow" href="/n">hidden</a><a href="javascript:x">js</a><a href="/f">kept</a>`,
+			links: []string{"https://example.com/f"},
+			texts: []string{"kept"}},
+		{name: "nofollow promoted by a followed occurrence",
+			body:  `<a rel="nofollow" href="/n">first</a><a href="/n">second</a>`,
+			links: []string{"https://example.com/n"},
+			texts: []string{"second"}},
+		{name: "text outside links is not a link's",
+			body:  `before <a href="/a">in</a> after</a> more`,
+			links: []string{"https://example.com/a"},
+			texts: []string{"in"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, e := range []*LinkExtractor{NewLinkExtractor(nil), {detector: privnet.New(), general: true}} {
+				p := extractFrom(t, e, page, c.body)
+				if !slices.Equal(p.Links, c.links) || !slices.Equal(p.LinkTexts, c.texts) {
+					t.Errorf("general=%v: links %q texts %q, want %q %q", e.general, p.Links, p.LinkTexts, c.links, c.texts)
+				}
+				for i, l := range p.LinkTexts {
+					if len(l) > MaxLinkText || p.LinkText(i) != l {
+						t.Errorf("text %d: %q", i, l)
+					}
+				}
+			}
+			p := together(t, page, []byte(c.body))
+			if !slices.Equal(p.LinkTexts, c.texts) {
+				t.Errorf("PageExtractor: texts %q, want %q", p.LinkTexts, c.texts)
+			}
+		})
+	}
+}

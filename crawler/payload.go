@@ -75,6 +75,10 @@ type Payload struct {
 
 	// Links are the distinct absolute http(s) URLs the page links to.
 	Links []string
+	// LinkTexts are the words of those links, LinkTexts[i] of Links[i]
+	// (see LinkText): what the page says of the pages it links to, which
+	// the text index keeps as their anchor text.
+	LinkTexts []string
 	// NoFollowLinks are links the page does not vouch for (rel="nofollow",
 	// or a page-wide nofollow): they go into the graph without an edge.
 	NoFollowLinks []string
@@ -145,6 +149,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.FetchedAt = p.FetchedAt
 	c.PageID, c.aliasID = p.PageID, p.aliasID
 	c.Links = append(c.Links[:0], p.Links...)
+	c.LinkTexts = append(c.LinkTexts[:0], p.LinkTexts...)
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow
 	c.Title, c.TextContent, c.Language = p.Title, p.TextContent, p.Language
@@ -210,12 +215,24 @@ func (p *Payload) bodyBuffer() []byte {
 
 func (p *Payload) reset() {
 	clear(p.Links) // let the strings be collected while the slice waits in the pool
+	clear(p.LinkTexts)
 	clear(p.NoFollowLinks)
 	*p = Payload{
 		Body:          p.Body[:0],
 		Links:         p.Links[:0],
+		LinkTexts:     p.LinkTexts[:0],
 		NoFollowLinks: p.NoFollowLinks[:0],
 	}
+}
+
+// LinkText returns the words of the page's link to Links[i], "" when it
+// has none (an image without alt text) or when a source of its own filled
+// in Links without LinkTexts.
+func (p *Payload) LinkText(i int) string {
+	if i < 0 || i >= len(p.LinkTexts) {
+		return ""
+	}
+	return p.LinkTexts[i]
 }
 
 // skip records why the payload goes no further; the stage then drops it.

@@ -96,7 +96,7 @@ func checkRawLinkAttrs(t *testing.T, body []byte) (read int) {
 		href, rel, ok, handled := rawLinkAttrs(z.Raw())
 		// Copied, since TagAttr rewrites the tokenizer's buffer in place.
 		gotHref, gotRel := string(href), string(rel)
-		wantHref, wantRel, wantOK := linkAttrs(z)
+		wantHref, wantRel, _, wantOK := linkAttrs(z)
 		if !handled {
 			continue
 		}

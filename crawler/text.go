@@ -205,12 +205,13 @@ func (s *textScan) trackChrome(a atom.Atom, raw []byte, tt xhtml.TokenType) {
 	}
 }
 
-// token handles the token z is on. It reads a tag's name from the raw
-// token, leaving the tokenizer's TagName and TagAttr to a scan after it.
-func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
+// token handles the token z is on, and returns a text token's text (which
+// the tokenizer gives once) for a scan after it. It reads a tag's name from
+// the raw token, leaving the tokenizer's TagName and TagAttr to that scan.
+func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) (text []byte) {
 	switch tt {
 	case xhtml.TextToken:
-		text := z.Text()
+		text = z.Text()
 		if s.titleNext {
 			s.title = append([]byte(nil), text...)
 			s.titleNext = false
@@ -261,6 +262,7 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) {
 			s.skipping++
 		}
 	}
+	return text
 }
 
 // rawTagAtom returns the atom of the tag whose raw text is raw ("<p
