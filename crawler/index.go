@@ -181,7 +181,23 @@ func (t *TextIndexer) document(p *Payload, now time.Time) *textindex.Document {
 		Title:       p.Title,
 		Content:     p.TextContent,
 		Language:    p.Language,
+		Links:       links(p),
 		IndexedAt:   now,
 		ContentHash: textindex.ContentHash(p.Title, p.TextContent),
 	}
+}
+
+// links returns the links of p that say something (LinkTexts), for the
+// index to give the pages they lead to as anchor text.
+func links(p *Payload) []textindex.Link {
+	var out []textindex.Link
+	for i, l := range p.Links {
+		if text := p.LinkText(i); text != "" {
+			if out == nil {
+				out = make([]textindex.Link, 0, len(p.Links)-i)
+			}
+			out = append(out, textindex.Link{URL: l, Text: text})
+		}
+	}
+	return out
 }

@@ -14,6 +14,6 @@
 // two iterations is below Options.Tolerance (1e-6) or Options.MaxIterations
 // (100) is reached. Ranks sum to 1.
 //
-// Write stores the scores with UpdateScore, concurrently, so that an index
-// that groups its commits (the embedded SQLite index) commits many at once.
+// Write stores the scores with UpdateScores, a few thousand a call, so that
+// each call is one transaction of the index.
 package pagerank

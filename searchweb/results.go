@@ -29,6 +29,9 @@ type Result struct {
 	PageRank  float64 `json:"pagerank"`
 	Prior     float64 `json:"prior"`
 	Score     float64 `json:"score"`
+	// Fields are the fields of the page that hold a word of the query
+	// (textindex.MatchedFields): title, url, body, anchor.
+	Fields []string `json:"fields,omitempty"`
 	// Host is the site the result is on, as site: names it: its host,
 	// with the port unless it is the scheme's default.
 	Host string `json:"host"`
@@ -237,6 +240,7 @@ func (r *pageReader) page(offset uint64, snippets bool) (results []Result, read 
 		}
 		if snippets {
 			res.Snippet = textindex.MakeSnippet(d.Content, r.q, r.width)
+			res.Fields = textindex.MatchedFields(r.q, d)
 		}
 		results = append(results, res)
 	}

@@ -267,8 +267,8 @@ func ExampleWeights() {
 	}
 	// Output:
 	// [sql vacuum html]
-	// weights {Title:0 URL:0 Body:0 Stem:0 PageRank:0}: first VACUUM
-	// weights {Title:1 URL:1 Body:1 Stem:0 PageRank:0}: first Notes
+	// weights {Title:0 URL:0 Body:0 Stem:0 Anchor:0 PageRank:0}: first VACUUM
+	// weights {Title:1 URL:1 Body:1 Stem:0 Anchor:0 PageRank:0}: first Notes
 }
 
 // A word finds its other forms, in the language of each page; the form
@@ -304,4 +304,54 @@ func ExampleQuery_language() {
 	// vacuum table: 2 found, first https://example.com/b
 	// vacuuming: 2 found, first https://example.com/b
 	// nettoyer: 1 found, first https://example.fr/c
+}
+
+// ExampleIndexer_UpdateAnchors gives pages the words of the links to them:
+// the tool's manual, which several pages link to as "psql", comes before
+// a page that only says psql more often, and MatchedFields says where
+// each result holds the word.
+func ExampleIndexer_UpdateAnchors() {
+	ctx := context.Background()
+	idx, err := textindex.Open(ctx, "memory://")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+
+	manual := &textindex.Document{LinkID: uuid.New(), URL: "https://example.com/app-psql.html",
+		Title: "Reference", Content: "The interactive terminal psql."}
+	notes := &textindex.Document{LinkID: uuid.New(), URL: "https://example.com/notes.html",
+		Title: "Notes", Content: "psql, psql and psql again."}
+	docs := []*textindex.Document{manual, notes}
+	for n := range 6 {
+		page := &textindex.Document{LinkID: uuid.New(), URL: fmt.Sprintf("https://example.com/%d.html", n),
+			Title: fmt.Sprintf("Chapter %d", n), Content: "A chapter."}
+		page.Links = []textindex.Link{{URL: fmt.Sprintf("https://example.com/%d.html", (n+1)%6), Text: "next chapter"}}
+		if n < 3 {
+			page.Links = append(page.Links, textindex.Link{URL: manual.URL, Text: "psql"})
+		}
+		docs = append(docs, page)
+	}
+	for _, d := range docs {
+		if err := idx.Index(d); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// A ranking job does this after a crawl, with the scores.
+	if err := idx.UpdateAnchors(ctx); err != nil {
+		log.Fatal(err)
+	}
+	q := textindex.Query{Expression: "psql"}
+	it, err := idx.Search(q)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	for it.Next() {
+		d := it.Document()
+		fmt.Println(d.URL, d.Anchors, textindex.MatchedFields(q, d))
+	}
+	// Output:
+	// https://example.com/app-psql.html [psql] [url body anchor]
+	// https://example.com/notes.html [] [body]
 }

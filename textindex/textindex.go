@@ -119,6 +119,15 @@ type Document struct {
 	// Spanish, Hungarian, Norwegian, Russian and Swedish; in any other
 	// language only as they are written.
 	Language string
+	// Links are the page's links to other pages with their words (a
+	// link's text, an image's alt text), which become the anchor text of
+	// the pages they point at: see Indexer.UpdateAnchors. Links without
+	// words are not kept.
+	Links []Link
+	// Anchors is set on documents read back from the index: the anchor
+	// text of the page, the distinct words of other pages' links to it as
+	// of the last UpdateAnchors, the most used first.
+	Anchors []string
 	// IndexedAt is when the document was last indexed. Every backend
 	// stores it in UTC with microsecond precision (PostgreSQL's), truncated
 	// towards the past (see Timestamp); no query bounds it by time.
@@ -154,6 +163,14 @@ type Document struct {
 	// group's canonical: the canonical's LinkID. Search never returns
 	// such a document.
 	DuplicateOf uuid.UUID
+}
+
+// Link is a link of a document to another page.
+type Link struct {
+	// URL is the page linked to, as the link graph stores it.
+	URL string
+	// Text is what the link says: its words, or an image's alt text.
+	Text string
 }
 
 // MaxAlsoAt bounds Document.AlsoAt: a group of thousands of identical

@@ -259,7 +259,8 @@ func baseNote(outcomes []relevance.Outcome, base string) string {
 
 // weightsFlag is a --weights value: name=weight pairs separated by
 // commas, of the fields title, url and body, of a word's other forms,
-// stem, and of the prior, pagerank; a weight left out is
+// stem, of anchor text, anchor, and of the prior, pagerank; a weight left
+// out is
 // textindex.DefaultWeights'.
 type weightsFlag textindex.Weights
 
@@ -267,7 +268,7 @@ func (w *weightsFlag) String() string {
 	if w == nil || *w == (weightsFlag{}) {
 		return ""
 	}
-	return fmt.Sprintf("title=%g,url=%g,body=%g,stem=%g,pagerank=%g", w.Title, w.URL, w.Body, w.Stem, w.PageRank)
+	return fmt.Sprintf("title=%g,url=%g,body=%g,stem=%g,anchor=%g,pagerank=%g", w.Title, w.URL, w.Body, w.Stem, w.Anchor, w.PageRank)
 }
 
 func (w *weightsFlag) Set(v string) error {
@@ -287,10 +288,12 @@ func (w *weightsFlag) Set(v string) error {
 			out.Body = f
 		case "stem":
 			out.Stem = f
+		case "anchor":
+			out.Anchor = f
 		case "pagerank":
 			out.PageRank = f
 		default:
-			return fmt.Errorf("unknown weight %q: the weights are title, url, body, stem and pagerank", name)
+			return fmt.Errorf("unknown weight %q: the weights are title, url, body, stem, anchor and pagerank", name)
 		}
 	}
 	if _, err := textindex.WeightsOf(textindex.Query{Weights: out}); err != nil {

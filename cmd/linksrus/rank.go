@@ -48,8 +48,14 @@ func rank(ctx context.Context, env *environment, st *stores, memLimit int64) (li
 	if err := res.Write(ctx, st.index); err != nil {
 		return 0, fmt.Errorf("rank: %w", err)
 	}
-	fmt.Fprintf(env.stdout, "ranked %d URLs over %d links in %d iterations (%.2fs, scores written in %.2fs)\n",
-		len(res.IDs), res.Edges, res.Iterations, computed.Seconds(), time.Since(start).Seconds()-computed.Seconds())
+	written := time.Since(start)
+	// Anchor text changes when pages do, as PageRank does: it is
+	// refreshed with the scores.
+	if err := st.index.UpdateAnchors(ctx); err != nil {
+		return 0, fmt.Errorf("rank: %w", err)
+	}
+	fmt.Fprintf(env.stdout, "ranked %d URLs over %d links in %d iterations (%.2fs, scores written in %.2fs, anchor text in %.2fs)\n",
+		len(res.IDs), res.Edges, res.Iterations, computed.Seconds(), (written - computed).Seconds(), (time.Since(start) - written).Seconds())
 	// Every link of the graph is a page of the ranking.
 	return int64(len(res.IDs)), nil
 }

@@ -26,6 +26,9 @@ type searchResult struct {
 	PageRank  float64 `json:"pagerank"`
 	Prior     float64 `json:"prior"`
 	Score     float64 `json:"score"`
+	// Fields are where the page holds the query's words: title, url,
+	// body, anchor (the words of other pages' links to it).
+	Fields []string `json:"fields,omitempty"`
 	// AlsoAt are the URLs with the same text (duplicates, redirects),
 	// which the index shows as this one result.
 	AlsoAt []string `json:"also_at,omitempty"`
@@ -106,7 +109,7 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	results := make([]searchResult, len(page.Results))
 	for i, r := range page.Results {
 		results[i] = searchResult{Rank: r.Rank, URL: r.URL, Title: r.Title, Snippet: r.Snippet.String(),
-			Relevance: r.Relevance, PageRank: r.PageRank, Prior: r.Prior, Score: r.Score, AlsoAt: r.AlsoAt, NearDuplicates: r.NearDuplicates}
+			Relevance: r.Relevance, PageRank: r.PageRank, Prior: r.Prior, Score: r.Score, Fields: r.Fields, AlsoAt: r.AlsoAt, NearDuplicates: r.NearDuplicates}
 	}
 	folded := page.Read - uint64(len(results))
 	total := page.Total

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -11,10 +12,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/linksrus/linksrus/searchweb"
 )
@@ -496,4 +500,111 @@ func TestSearchWordForms(t *testing.T) {
 	if got := found("nettoyer"); len(got) != 0 {
 		t.Errorf("nettoyer as English finds %v, want nothing", got)
 	}
+}
+
+// TestSearchAnchorText: the words of the links pointing at a page rank it
+// (a page several pages link to as "psql" comes before one that only says
+// psql more often), search --json says in which fields the words were
+// found, and the anchor text survives a recrawl in which the linking
+// pages answer 304 Not Modified (their links are not read again) while
+// the page they link to changes.
+func TestSearchAnchorText(t *testing.T) {
+	var (
+		mu          sync.Mutex
+		refVersion  = "1"
+		notModified int
+	)
+	pages := map[string]string{
+		"/":           `<html><head><title>Home</title></head><body><a href="/ref.html">Reference</a> <a href="/notes.html">Notes</a> <a href="/s1.html">1</a> <a href="/s2.html">2</a> <a href="/s3.html">3</a></body></html>`,
+		"/notes.html": `<html><head><title>Notes</title></head><body><p>psql psql psql: notes on psql, psql and psql again.</p></body></html>`,
+	}
+	for n := 1; n <= 3; n++ {
+		var others strings.Builder
+		for k := range 6 {
+			fmt.Fprintf(&others, `<a href="/other%d.html">other page %d</a> `, k, k)
+		}
+		pages[fmt.Sprintf("/s%d.html", n)] = fmt.Sprintf(`<html><head><title>Page %d</title></head><body><p>See <a href="/ref.html">psql</a>. %s</p></body></html>`, n, others.String())
+	}
+	for k := range 6 {
+		pages[fmt.Sprintf("/other%d.html", k)] = fmt.Sprintf(`<html><head><title>Other %d</title></head><body><p>Nothing here.</p></body></html>`, k)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		body, ok := pages[r.URL.Path]
+		if r.URL.Path == "/ref.html" {
+			body, ok = `<html><head><title>Reference</title></head><body><p>The interactive terminal, psql, version `+refVersion+`.</p></body></html>`, true
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			if strings.HasPrefix(r.URL.Path, "/s") {
+				notModified++
+			}
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	crawl := func(args ...string) {
+		t.Helper()
+		r := linksrus(t, nil, append([]string{"crawl", "--data", data, "--allow-net", "127.0.0.0/8"}, append(args, site.URL+"/")...)...)
+		if r.code != 0 {
+			t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	type result struct {
+		URL    string   `json:"url"`
+		Fields []string `json:"fields"`
+	}
+	search := func(q string) []result {
+		t.Helper()
+		r := linksrus(t, nil, "search", "--data", data, "--json", q)
+		var out struct {
+			Results []result `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("search --json %s: %v\n%s%s", q, err, r.stdout, r.stderr)
+		}
+		for n := range out.Results {
+			out.Results[n].URL = strings.TrimPrefix(out.Results[n].URL, site.URL)
+		}
+		return out.Results
+	}
+	check := func(when string) {
+		t.Helper()
+		got := search("psql")
+		want := []result{
+			{URL: "/ref.html", Fields: []string{"body", "anchor"}},
+			{URL: "/notes.html", Fields: []string{"body"}},
+		}
+		if len(got) < 2 || !reflect.DeepEqual(got[:2], want) {
+			t.Fatalf("%s: psql gives %+v, want %+v first", when, got, want)
+		}
+	}
+	crawl()
+	check("after the crawl")
+
+	mu.Lock()
+	refVersion = "2"
+	mu.Unlock()
+	time.Sleep(1100 * time.Millisecond)
+	crawl("--recrawl-after", "1s")
+	mu.Lock()
+	n := notModified
+	mu.Unlock()
+	if n != 3 {
+		t.Fatalf("%d of the linking pages answered 304 Not Modified, want 3", n)
+	}
+	if got := search("version 2"); len(got) != 1 || got[0].URL != "/ref.html" {
+		t.Fatalf("the changed page was not indexed again: %+v", got)
+	}
+	check("after a recrawl in which the linking pages were not modified")
 }

@@ -68,6 +68,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"URLsOnly", testURLsOnly},
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
 		{"JudgedOrder", testJudgedOrder},
+		{"AnchorText", testAnchorText},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},
 		{"UpdateScoreIndexed", testUpdateScoreIndexed},
 		{"NonASCII", testNonASCII},

@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
@@ -62,6 +63,9 @@ type entry struct {
 	// without reading them.
 	short uint64
 	size  int // terms in all fields
+	// links are the document's Links as package anchors encodes them
+	// (doc.Links is nil).
+	links []byte
 }
 
 // The fields of a document, scored with textindex.Weights.
@@ -115,6 +119,7 @@ type Index struct {
 	byOrd    []*entry            // nil once the ordinal's document was replaced
 	dead     int                 // nil slots in byOrd
 	totalLen uint64              // sum of the sizes of live documents
+	anchors  *anchorIndex        // as of the last UpdateAnchors; replaced, never modified
 }
 
 // New returns an empty index. It is the one backend constructor not of
@@ -201,9 +206,10 @@ func compareMembers(a, b member) int {
 // put inserts or replaces doc, whose terms are words (by field, their
 // stems from stems on; see split); i.mu must be held for writing.
 func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [numFields]int) {
-	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32), stems: stems}
+	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32), stems: stems, links: anchors.Encode(doc.Links)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
+	e.doc.Links, e.doc.Anchors = nil, nil
 	for f, fw := range words {
 		e.fields[f] = make([]uint32, len(fw))
 		for n, w := range fw {
@@ -397,7 +403,14 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	if g := i.groups[d.ContentHash]; d.ContentHash != "" && !i.published(e) && len(g) > 0 {
 		// An alias (perhaps a canonical once: its AlsoAt is stale).
 		d.DuplicateOf, d.AlsoAt = g[0].id, nil
+	} else {
+		d.Anchors = i.anchors.textsOf(linkID)
 	}
+	links, err := anchors.Links(e.links)
+	if err != nil {
+		return nil, fmt.Errorf("memory: find %s: %w", linkID, err)
+	}
+	d.Links = links
 	return &d, nil
 }
 

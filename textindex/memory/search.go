@@ -66,7 +66,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	// A heap rather than a sort: callers usually read a page or two, and
 	// heapifying is linear where sorting a broad query's hits is not.
 	heap.Init(&hits)
-	it := &iterator{total: uint64(len(hits)), hits: hits, urlsOnly: q.URLsOnly}
+	it := &iterator{total: uint64(len(hits)), hits: hits, urlsOnly: q.URLsOnly, anchors: i.anchors}
 	for n := uint64(0); n < q.Offset && len(it.hits) > 0; n++ {
 		heap.Pop(&it.hits)
 	}
@@ -83,7 +83,8 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // occurrences in each field (a phrase matches within one field); its IDF
 // is ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, of the N searchable
 // documents and the n that hold it; the length is the document's terms in
-// all fields, stems included. The caller holds the read lock.
+// all fields, stems included. The anchor text's BM25 is added (see
+// anchorScorer). The caller holds the read lock.
 func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textindex.Weights) ([]hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -99,6 +100,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 	}
 	var phrases []phrase
 	units := q.Units(terms.StemmerFor(lang))
+	anchor := i.anchors.scorer(units, w)
 	unitCands := make([][]uint32, len(units))
 	for u, unit := range units {
 		var held []uint32 // the documents holding the terms of a form
@@ -205,6 +207,7 @@ candidates:
 		for k := range phrases {
 			s += idf[k] * tf[k] * (bm25K1 + 1) / (tf[k] + norm)
 		}
+		s += anchor.score(e.doc.LinkID)
 		hits = append(hits, hit{e: e, score: s + w.Prior(e.doc.PageRank), relevance: s})
 	}
 	return hits, nil
@@ -371,7 +374,8 @@ type iterator struct {
 	cur      *entry
 	rel      float64
 	total    uint64
-	urlsOnly bool // Query.URLsOnly
+	urlsOnly bool         // Query.URLsOnly
+	anchors  *anchorIndex // as the search began
 }
 
 func (it *iterator) Next() bool {
@@ -394,6 +398,7 @@ func (it *iterator) Document() *textindex.Document {
 		d.Title, d.Content, d.AlsoAt = "", "", nil
 	} else {
 		d.AlsoAt = slices.Clone(d.AlsoAt)
+		d.Anchors = it.anchors.textsOf(d.LinkID)
 	}
 	return &d
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
@@ -42,6 +43,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		ranks                = make([]float64, len(docs))
 		hashes               = make([]string, len(docs))
 		redirects            = make([]bool, len(docs))
+		links                = make([][]byte, len(docs))
 	)
 	for n, d := range docs {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
@@ -50,22 +52,23 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		urlTermsOf[n] = urlTerms(urls[n])
 		st := terms.StemmerFor(d.Language)
 		titleStems[n], urlStems[n], bodyStems[n] = stemsOf(titles[n], st), stemsOf(urlTermsOf[n], st), stemsOf(bodies[n], st)
+		links[n] = anchors.Encode(d.Links)
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, stems)
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, stems, links)
 			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, `+
-			fmt.Sprintf(stemsSQL, "title_stems", "url_stems", "body_stems")+`
+			fmt.Sprintf(stemsSQL, "title_stems", "url_stems", "body_stems")+`, links
 			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
-				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::TEXT[], $13::TEXT[])
+				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::TEXT[], $13::TEXT[], $14::BYTEA[])
 				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms, lang,
-					title_stems, url_stems, body_stems)
+					title_stems, url_stems, body_stems, links)
 			ON CONFLICT (link_id) DO UPDATE SET
 				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
 				indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect,
-				lang = excluded.lang, stems = excluded.stems`,
-			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, titleStems, urlStems, bodyStems)
+				lang = excluded.lang, stems = excluded.stems, links = excluded.links`,
+			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, titleStems, urlStems, bodyStems, links)
 		return err
 	})
 	if err != nil {

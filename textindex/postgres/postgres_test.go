@@ -36,7 +36,7 @@ func TestConformance(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents"); err != nil {
+		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents, textindex_anchors"); err != nil {
 			t.Fatalf("empty the index: %v", err)
 		}
 		return idx
@@ -188,6 +188,33 @@ func TestMigrateWordForms(t *testing.T) {
 	}
 	if !slices.Equal(got, []uuid.UUID{asked, other}) {
 		t.Errorf("vacuumed after migration: %v, want %v then %v", got, asked, other)
+	}
+}
+
+// TestMigrateAnchors opens an index written before anchor text
+// (migrations 1 to 4): its documents stay found, have no links, and get
+// the anchor text of pages indexed since that link to them.
+func TestMigrateAnchors(t *testing.T) {
+	old := uuid.New()
+	idx := openOld(t, 4, fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, url_terms, indexed_at, indexed) VALUES
+		('%s', 'https://example.com/psql', 'Psql', 'the terminal', 'psql', now(), true)`, old))
+	source := &textindex.Document{LinkID: uuid.New(), URL: "https://example.com/tools", Title: "Tools", Content: "tools",
+		Links: []textindex.Link{{URL: "https://example.com/psql", Text: "interactive terminal"}}}
+	if err := idx.Index(source); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.UpdateAnchors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := idx.FindByID(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 0 || !slices.Equal(d.Anchors, []string{"interactive terminal"}) {
+		t.Errorf("document of before: links %q, anchors %q", d.Links, d.Anchors)
+	}
+	if got := searchDocs(t, idx, "terminal"); len(got) != 1 || got[0].LinkID != old {
+		t.Errorf("terminal after migration: %v", got)
 	}
 }
 

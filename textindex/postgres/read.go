@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 	"github.com/linksrus/linksrus/textindex/internal/pager"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
@@ -30,24 +31,37 @@ func sanitize(s string) string {
 // FindByID returns a copy of the document; see textindex.Indexer.
 func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	ctx := context.Background()
-	var canon uuid.UUID
+	var (
+		canon   uuid.UUID
+		links   []byte
+		anchorT *string
+	)
 	row := i.pool.QueryRow(ctx, `
 		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect, lang,
 			coalesce((SELECT o.link_id FROM textindex_documents o
 				WHERE o.content_hash = d.content_hash AND o.indexed
-				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id)
+				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id), links,
+			(SELECT a.texts FROM textindex_anchors a WHERE a.link_id = d.link_id)
 		FROM textindex_documents d WHERE link_id = $1 AND indexed`, linkID)
-	doc, err := scanDoc(row, &canon)
+	doc, err := scanDoc(row, &canon, &links, &anchorT)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find %s: %w", linkID, closedErr(err))
 	}
+	if doc.Links, err = anchors.Links(links); err != nil {
+		return nil, fmt.Errorf("postgres: find %s: %w: %w", linkID, err, textindex.ErrCorrupt)
+	}
 	if canon != doc.LinkID {
 		doc.DuplicateOf = canon
-	} else if err := i.alsoAt(ctx, []*textindex.Document{doc}); err != nil {
-		return nil, fmt.Errorf("postgres: find %s: duplicates: %w", linkID, closedErr(err))
+	} else if anchorT != nil {
+		doc.Anchors = anchors.Split(*anchorT)
+	}
+	if canon == doc.LinkID {
+		if err := i.alsoAt(ctx, []*textindex.Document{doc}); err != nil {
+			return nil, fmt.Errorf("postgres: find %s: duplicates: %w", linkID, closedErr(err))
+		}
 	}
 	return doc, nil
 }
@@ -142,7 +156,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(q, 0, nil), nil
 	}
-	match, exact, stemRank, args := querySQL(s, terms.StemmerFor(q.Language))
+	match, exact, stemmed, args := querySQL(s, terms.StemmerFor(q.Language))
 	where := "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
@@ -162,9 +176,14 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if q.URLsOnly {
 		columns = noTextColumns
 	}
-	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, exact, tsRankScale, stemRank, where, n+4, n+5, columns)
+	stemRank, anchorStemRank := "0", "0"
+	if stemmed != "" {
+		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
+		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
+	}
+	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, n+4, exact, tsRankScale, stemRank, anchorStemRank, where, n+5, n+6, columns)
 	return pager.New(q, uint64(total), func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, limit, int64(offset)))
+		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, anchorWeight(weights), limit, int64(offset)))
 	}), nil
 }
 
@@ -192,9 +211,8 @@ func searchOf(q textindex.Query) (terms.Search, bool) {
 // the condition that a document (d) holds every word and phrase of s as
 // written (d.tsv) or as stems in the language of st (d.stems), and none of
 // its exclusions as written; the tsquery of its words and phrases as
-// written, ORed; and what its stems add to the rank (pageSQL's q.stem
-// times the rank of the stems' tsqueries ORed, or 0 when it has none).
-func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemRank string, args []any) {
+// written, ORed; and the tsquery of its stems, ORed ("" when it has none).
+func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemmed string, args []any) {
 	tsquery := func(words []string) string {
 		fn := "plainto_tsquery"
 		if len(words) > 1 {
@@ -203,7 +221,7 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemRank string, 
 		args = append(args, strings.Join(words, " "))
 		return fmt.Sprintf("%s('simple', $%d)", fn, len(args))
 	}
-	var conds, exacts, stemmed []string
+	var conds, exacts, stems []string
 	for _, u := range s.Units(st) {
 		e := tsquery(u.Exact)
 		exacts = append(exacts, e)
@@ -217,16 +235,12 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemRank string, 
 		}
 		stem := tsquery(plain)
 		conds = append(conds, fmt.Sprintf("(d.tsv @@ %s OR d.stems @@ %s)", e, stem))
-		stemmed = append(stemmed, stem)
+		stems = append(stems, stem)
 	}
 	for _, w := range s.Exclude {
 		conds = append(conds, "NOT d.tsv @@ "+tsquery([]string{w}))
 	}
-	stemRank = "0"
-	if len(stemmed) > 0 {
-		stemRank = "q.stem * ts_rank(q.w, d.stems, " + strings.Join(stemmed, " || ") + ")"
-	}
-	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), stemRank, args
+	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), strings.Join(stems, " || "), args
 }
 
 // onSites is the condition that d.url is on one of the sites whose hosts
@@ -257,24 +271,29 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 
 // pageSQL ranks the hits on key and score alone and joins only the page
 // being returned back to the stored text. The verbs are the numbers of the
-// field weights, stem weight and prior weight parameters, the tsquery of
-// the words as written, tsRankScale, what the stems add (querySQL), the
-// condition on hits, the limit and offset parameters' numbers, and the
-// title and text columns (textColumns, or noTextColumns for URLsOnly: no
-// TOASTed text is read). The relevance is
-// the rank of the words as written plus Weights.Stem times the stems',
-// and the score relevance + the prior (textindex.Weights.Prior).
+// field weights, stem weight, prior weight and anchor weight parameters,
+// the tsquery of the words as written, tsRankScale, what the stems add to
+// the fields' and to the anchor text's rank (q.stem times their rank, or
+// 0), the condition on hits, the limit and offset parameters' numbers, and
+// the title and text columns (textColumns, or noTextColumns for URLsOnly:
+// no TOASTed text is read). The relevance is the rank of the words as
+// written plus Weights.Stem times the stems', plus the anchor text's
+// ranked alike times its weight (anchorWeight), and the score relevance +
+// the prior (textindex.Weights.Prior).
 const pageSQL = `
 	WITH hits AS (
 		SELECT d.link_id, r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) AS score, r.rel
-		FROM textindex_documents d,
-			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, %s AS qe) q,
-			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + %s) AS rel) r
+		FROM textindex_documents d
+			LEFT JOIN textindex_anchors a ON a.link_id = d.link_id,
+			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe) q,
+			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + %s +
+				CASE WHEN a.link_id IS NULL OR q.anchor = 0 THEN 0 ELSE q.anchor * (ts_rank(a.tsv, q.qe) + %s) END) AS rel) r
 		WHERE %s
 		ORDER BY score DESC, d.link_id
 		LIMIT $%d OFFSET $%d
 	)
-	SELECT d.link_id, d.url, %s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8
+	SELECT d.link_id, d.url, %s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8,
+		(SELECT a.texts FROM textindex_anchors a WHERE a.link_id = d.link_id)
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
@@ -294,12 +313,18 @@ func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, ar
 	defer rows.Close()
 	var docs []*textindex.Document
 	for rows.Next() {
-		var rel float64
-		doc, err := scanDoc(rows, &rel)
+		var (
+			rel     float64
+			anchorT *string
+		)
+		doc, err := scanDoc(rows, &rel, &anchorT)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: search: read result: %w", err)
 		}
 		doc.Relevance = rel
+		if anchorT != nil {
+			doc.Anchors = anchors.Split(*anchorT)
+		}
 		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {
@@ -331,6 +356,14 @@ func (i *Index) Count(ctx context.Context) (uint64, error) {
 // would outweigh most text scores (make relevance, pg corpus: MRR@10
 // 0.861 unscaled, 0.914 so).
 const tsRankScale = 50.0
+
+// anchorWeight returns the weight of the anchor text's rank (ts_rank with
+// its default weights, the text's label D counting 0.1) beside the
+// fields' (rankWeights): Weights.Anchor as the fields' weights are
+// scaled, and ten times that for the label's 0.1.
+func anchorWeight(w textindex.Weights) float64 {
+	return 10 * w.Anchor / max(w.Title, w.URL, w.Body)
+}
 
 // rankWeights returns w as ts_rank's weights of the labels D, C, B and A
 // (text, unused, URL, title; see migration 0003), scaled so that the

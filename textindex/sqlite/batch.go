@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 	"github.com/linksrus/linksrus/textindex/internal/docbatch"
 )
 
@@ -36,19 +37,20 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	}
 	// The columns are computed here, not by the one writer goroutine.
 	fields := make(map[*textindex.Document]ftsFields, len(docs))
+	links := make(map[*textindex.Document][]byte, len(docs))
 	for _, d := range docs {
-		fields[d] = docFields(d)
+		fields[d], links[d] = docFields(d), anchors.Encode(d.Links)
 	}
 	err = i.w.do(func(ctx context.Context, w *writer, text *textBatch) error {
 		alone, others, err := splitAlone(ctx, w, docs)
 		if err != nil {
 			return err
 		}
-		if err := insertAlone(ctx, w, text, alone, fields); err != nil {
+		if err := insertAlone(ctx, w, text, alone, fields, links); err != nil {
 			return err
 		}
 		for _, d := range others {
-			if err := indexOp(d, fields[d])(ctx, w, text); err != nil {
+			if err := indexOp(d, fields[d], links[d])(ctx, w, text); err != nil {
 				return fmt.Errorf("%s: %w", d.LinkID, err)
 			}
 		}
@@ -161,8 +163,8 @@ func queryJSON(ctx context.Context, w *writer, q string, values []string, scan f
 // insertAlone stores the documents alone with one multi-row insert into
 // docs for the new ones (their rowids numbered on from the largest, as
 // SQLite would) and one into bodies, each their group's canonical, with
-// docs_fts columns fields.
-func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneDoc, fields map[*textindex.Document]ftsFields) error {
+// docs_fts columns fields and encoded links.
+func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneDoc, fields map[*textindex.Document]ftsFields, links map[*textindex.Document][]byte) error {
 	if len(alone) == 0 {
 		return nil
 	}
@@ -190,6 +192,7 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 		}
 	}
 	args := make([]any, 0, 8*len(alone))
+	linkArgs := make([]any, 0, 3*len(alone))
 	for _, a := range alone {
 		d := a.doc
 		var hash any // NULL: in no group
@@ -197,10 +200,15 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 			hash = d.ContentHash
 		}
 		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect, d.Language)
+		linkArgs = append(linkArgs, a.id, d.Language, links[d])
 		text.set(a.id, false, fields[d])
 	}
 	if err := execRows(ctx, w, insertBodiesPrefix, "", 8, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)
+	}
+	// Alone, a document has no row here yet either.
+	if err := execRows(ctx, w, insertLinksPrefix, "", 3, linkArgs); err != nil {
+		return fmt.Errorf("store links: %w", err)
 	}
 	return nil
 }
@@ -210,4 +218,5 @@ const (
 	setScoresSuffix    = ` ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
 	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang) VALUES `
+	insertLinksPrefix  = `INSERT INTO doc_links (id, lang, links) VALUES `
 )

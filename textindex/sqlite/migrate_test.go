@@ -146,3 +146,31 @@ func searchDocs(t *testing.T, idx *Index, expr string) []*textindex.Document {
 	}
 	return out
 }
+
+// TestMigrateAnchors opens an index written before anchor text (schema
+// version 5): its documents stay found, have no links, and get the anchor
+// text of pages indexed since that link to them.
+func TestMigrateAnchors(t *testing.T) {
+	old := uuid.New()
+	idx := openOld(t, 5, fmt.Sprintf(`INSERT INTO docs (id, link_id) VALUES (1, X'%x');
+		INSERT INTO bodies (id, url, title, content, indexed_at) VALUES (1, 'https://example.com/psql', 'Psql', 'the terminal', '2026-01-01T00:00:00Z');
+		INSERT INTO docs_fts (rowid, title, url, body) VALUES (1, 'Psql', 'psql', 'the terminal')`, old[:]))
+	source := &textindex.Document{LinkID: uuid.New(), URL: "https://example.com/tools", Title: "Tools", Content: "tools",
+		Links: []textindex.Link{{URL: "https://example.com/psql", Text: "interactive terminal"}}}
+	if err := idx.Index(source); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.UpdateAnchors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := idx.FindByID(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 0 || !slices.Equal(d.Anchors, []string{"interactive terminal"}) {
+		t.Errorf("document of before: links %q, anchors %q", d.Links, d.Anchors)
+	}
+	if got := searchDocs(t, idx, "terminal"); len(got) != 1 || got[0].LinkID != old {
+		t.Errorf("terminal after migration: %v", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 	"github.com/linksrus/linksrus/textindex/internal/pager"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
@@ -20,17 +21,25 @@ import (
 func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 	ctx := context.Background()
 	var canon bool
+	var (
+		links   []byte
+		anchorT sql.NullString
+	)
 	row := i.db.QueryRowContext(ctx, `
-		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, b.canon
-		FROM docs d JOIN bodies b ON b.id = d.id
+		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, b.canon, l.links, a.texts
+		FROM docs d JOIN bodies b ON b.id = d.id LEFT JOIN doc_links l ON l.id = d.id LEFT JOIN anchors a ON a.id = d.id AND b.canon
 		WHERE d.link_id = ?`, linkID[:])
-	doc, err := scanDoc(row, &canon)
+	doc, err := scanDoc(row, &canon, &links, &anchorT)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, textindex.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: find %s: %w", linkID, i.storeErr(err))
 	}
+	if doc.Links, err = anchors.Links(links); err != nil {
+		return nil, fmt.Errorf("sqlite: find %s: %w: %w", linkID, err, textindex.ErrCorrupt)
+	}
+	doc.Anchors = anchors.Split(anchorT.String)
 	switch {
 	case doc.ContentHash == "":
 	case canon:
@@ -125,10 +134,14 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 // whatever they hold. Each word or phrase is matched as written or as its
 // stems (terms.Unit), which only the stem columns hold. The expression is
 // "" when the query requires no term (it matches nothing).
-func matchExpr(q textindex.Query) (expr string, sites []terms.Site) {
+//
+// anchorExpr is what anchors_fts is asked: any of the words and phrases,
+// as written or as stems, since anchor text adds to the relevance of a
+// document for each it holds (see textindex.Weights.Anchor).
+func matchExpr(q textindex.Query) (expr, anchorExpr string, sites []terms.Site) {
 	s := searchOf(q)
 	if !s.Positive() {
-		return "", nil
+		return "", "", nil
 	}
 	quote := func(words []string) string {
 		quoted := make([]string, len(words))
@@ -145,14 +158,14 @@ func matchExpr(q textindex.Query) (expr string, sites []terms.Site) {
 		}
 		parts = append(parts, "("+quote(u.Exact)+" OR "+quote(u.Stems)+")")
 	}
-	expr = strings.Join(parts, " AND ")
+	expr, anchorExpr = strings.Join(parts, " AND "), strings.Join(parts, " OR ")
 	if len(s.Exclude) > 0 {
 		expr = "(" + expr + ")"
 		for _, w := range s.Exclude {
 			expr += " NOT " + quote([]string{w})
 		}
 	}
-	return expr, s.Sites
+	return expr, anchorExpr, s.Sites
 }
 
 // searchOf is q as a search-box query: a match query's words, a phrase
@@ -190,7 +203,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
-	expr, sites := matchExpr(q)
+	expr, anchorExpr, sites := matchExpr(q)
 	if expr == "" {
 		return pager.New(q, 0, nil), nil
 	}
@@ -213,7 +226,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 	}
 	return pager.New(q, total, func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, expr, site, weights, q.URLsOnly, offset, limit)
+		return i.fetchPage(ctx, expr, anchorExpr, site, weights, q.URLsOnly, offset, limit)
 	}), nil
 }
 
@@ -222,38 +235,60 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // title and text columns (textColumns, or noTextColumns for URLsOnly,
 // whose rows SQLite then reads no further than the URL) and a condition
 // on the hit's URL (onSites), or none.
+//
+// The anchor text's BM25 (anchors_fts's, over its own rows) is added to
+// the fields': the hits of docs_fts that anchors_fts holds any word of
+// the query for are found in a materialised table of anchors_fts's hits.
+// It is summed after the fields' and before the prior, as the memory
+// backend sums, so that the two agree to the last bit.
 const pageQuery = `
-	SELECT p.link_id, p.page_rank, b.url, %s, b.indexed_at, b.content_hash, b.redirect, b.lang, p.rel
+	WITH a AS MATERIALIZED (
+		SELECT rowid AS id, bm25(anchors_fts, ?, ?) AS r FROM anchors_fts WHERE anchors_fts MATCH ?
+	)
+	SELECT p.link_id, p.page_rank, b.url, %s, b.indexed_at, b.content_hash, b.redirect, b.lang, p.rel, %s
 	FROM (
-		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) - h.r AS score, -h.r AS rel
+		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) + (-h.r - coalesce(a.r, 0)) AS score,
+			-h.r - coalesce(a.r, 0) AS rel
 		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
+		LEFT JOIN a ON a.id = h.id
 		%s
 		ORDER BY score DESC, d.link_id
 		LIMIT ? OFFSET ?
 	) p
 	JOIN bodies b ON b.id = p.id
+	%s
 	ORDER BY p.score DESC, p.link_id`
 
 const (
-	textColumns   = "b.title, b.content"
-	noTextColumns = "'', ''"
-	onSites       = "JOIN bodies sb ON sb.id = d.id WHERE linksrus_on_site(sb.url, ?)"
+	textColumns    = "b.title, b.content"
+	noTextColumns  = "'', ''"
+	anchorColumn   = "an.texts"
+	noAnchorColumn = "NULL"
+	anchorJoin     = "LEFT JOIN anchors an ON an.id = p.id"
+	onSites        = "JOIN bodies sb ON sb.id = d.id WHERE linksrus_on_site(sb.url, ?)"
 )
 
 var (
-	pageQueryAll   = fmt.Sprintf(pageQuery, textColumns, "")
-	pageQuerySites = fmt.Sprintf(pageQuery, textColumns, onSites)
-	urlsQueryAll   = fmt.Sprintf(pageQuery, noTextColumns, "")
-	urlsQuerySites = fmt.Sprintf(pageQuery, noTextColumns, onSites)
+	pageQueryAll   = fmt.Sprintf(pageQuery, textColumns, anchorColumn, "", anchorJoin)
+	pageQuerySites = fmt.Sprintf(pageQuery, textColumns, anchorColumn, onSites, anchorJoin)
+	urlsQueryAll   = fmt.Sprintf(pageQuery, noTextColumns, noAnchorColumn, "", "")
+	urlsQuerySites = fmt.Sprintf(pageQuery, noTextColumns, noAnchorColumn, onSites, "")
 )
 
 // fetchPage reads one page of a search's results; site, if not "", is the
 // space-separated sites the results must be on.
-func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.Weights, urlsOnly bool, offset uint64, limit int) ([]*textindex.Document, error) {
-	// The prior's weight (textindex.Weights.Prior), then the columns' in
-	// the order of docs_fts's: the fields as written, then their stems.
-	args := []any{w.PageRank, w.Title, w.URL, w.Body, w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Body, expr}
+func (i *Index) fetchPage(ctx context.Context, expr, anchorExpr, site string, w textindex.Weights, urlsOnly bool, offset uint64, limit int) ([]*textindex.Document, error) {
+	// anchors_fts's columns' weights and its query (one that matches
+	// nothing when anchor text weighs nothing: bm25 of a weight of 0 is
+	// still work), then the prior's weight (textindex.Weights.Prior),
+	// then the columns' in the order of docs_fts's: the fields as
+	// written, then their stems.
+	if w.Anchor == 0 {
+		anchorExpr = `""`
+	}
+	args := []any{w.Anchor, w.Stem * w.Anchor, anchorExpr,
+		w.PageRank, w.Title, w.URL, w.Body, w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Body, expr}
 	all, sites := pageQueryAll, pageQuerySites
 	if urlsOnly {
 		all, sites = urlsQueryAll, urlsQuerySites
@@ -270,12 +305,15 @@ func (i *Index) fetchPage(ctx context.Context, expr, site string, w textindex.We
 	defer rows.Close()
 	var docs []*textindex.Document
 	for rows.Next() {
-		var rel float64
-		doc, err := scanDoc(rows, &rel)
+		var (
+			rel     float64
+			anchorT sql.NullString
+		)
+		doc, err := scanDoc(rows, &rel, &anchorT)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search: read result: %w", err)
 		}
-		doc.Relevance = rel
+		doc.Relevance, doc.Anchors = rel, anchors.Split(anchorT.String)
 		docs = append(docs, doc)
 	}
 	if err := rows.Err(); err != nil {

@@ -86,6 +86,30 @@ var migrations = []string{
 		SELECT id, linksrus_text(title), linksrus_url_terms(url), linksrus_text(content),
 			linksrus_stems(title, lang), linksrus_stems(linksrus_url_terms(url), lang), linksrus_stems(content, lang)
 		FROM bodies WHERE canon ORDER BY id;`,
+	// Anchor text (see textindex.Weights.Anchor): each document's links
+	// with their words (package anchors' encoding) and its language, what
+	// UpdateAnchors reads of every document, in a table of their own:
+	// read from bodies, they would cost reading past each page's text; and
+	// the anchor text UpdateAnchors computes from them, stored (anchors)
+	// and indexed (anchors_fts, as written and as stems, under the rowid
+	// of the document's bodies row) apart from docs_fts, so that
+	// refreshing it rewrites no document's text. Documents of before have
+	// no links: their next full fetch or import gives them some.
+	`CREATE TABLE doc_links (
+		id    INTEGER PRIMARY KEY,
+		lang  TEXT NOT NULL,
+		links BLOB
+	);
+	CREATE TABLE anchors (
+		id    INTEGER PRIMARY KEY,
+		texts TEXT NOT NULL
+	);
+	CREATE VIRTUAL TABLE anchors_fts USING fts5 (
+		anchor, anchor_stems,
+		content = '',
+		contentless_delete = 1,
+		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*' tokenchars '` + terms.StemMark + `'"
+	);`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so

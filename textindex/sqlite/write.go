@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
 )
 
 // Index inserts or replaces doc; see textindex.Indexer. Calls from
@@ -24,7 +25,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 	if math.IsNaN(doc.PageRank) || math.IsInf(doc.PageRank, 0) {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, textindex.ErrInvalidScore)
 	}
-	err := i.w.do(indexOp(doc, docFields(doc)))
+	err := i.w.do(indexOp(doc, docFields(doc), anchors.Encode(doc.Links)))
 	if err != nil {
 		return fmt.Errorf("sqlite: index %s: %w", doc.LinkID, i.storeErr(err))
 	}
@@ -103,9 +104,10 @@ func checkScores(ids []uuid.UUID, scores []float64) error {
 // (stmtPutBody), so a write makes no more statements than before unless
 // the canonical changes hands; a re-crawl of an unchanged page (same hash,
 // same URL) does no work in docs_fts, since its text is the same.
-// fields are doc's docs_fts columns (docFields), computed by the caller
+// fields are doc's docs_fts columns (docFields) and links its Links as
+// package anchors encodes them (nil for none: NULL), computed by the caller
 // rather than by the one writer goroutine, since stemming takes a while.
-func indexOp(doc *textindex.Document, fields ftsFields) func(ctx context.Context, w *writer, text *textBatch) error {
+func indexOp(doc *textindex.Document, fields ftsFields, links []byte) func(ctx context.Context, w *writer, text *textBatch) error {
 	indexedAt := textindex.Timestamp(doc.IndexedAt).Format(time.RFC3339Nano)
 	var hash any // NULL: in no group
 	if doc.ContentHash != "" {
@@ -149,6 +151,9 @@ func indexOp(doc *textindex.Document, fields ftsFields) func(ctx context.Context
 			Scan(&canon, &displaced)
 		if err != nil {
 			return fmt.Errorf("store document: %w", err)
+		}
+		if err := w.exec(ctx, stmtPutLinks, id, doc.Language, links); err != nil {
+			return fmt.Errorf("store links: %w", err)
 		}
 		if same {
 			// The same place in the same group, and the same text: the

@@ -228,6 +228,10 @@ const (
 	stmtNextInGroup = `SELECT id, url, title, content, lang FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
+	// stmtPutLinks stores a document's links and language (see migration
+	// 6) beside its bodies row.
+	stmtPutLinks = `INSERT INTO doc_links (id, lang, links) VALUES (?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET lang = excluded.lang, links = excluded.links`
 	stmtSetScore = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	stmtBegin    = `BEGIN IMMEDIATE`
 	stmtCommit   = `COMMIT`
@@ -240,7 +244,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 		return nil, fmt.Errorf("reserve writer connection: %w", err)
 	}
 	w := &writer{conn: conn, stmts: make(map[string]*sql.Stmt), leader: make(chan struct{}, 1)}
-	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtSetScore,
+	for _, q := range []string{stmtUpsertDoc, stmtDeleteTexts, stmtDropBody, stmtPutBody, stmtPutLinks, stmtSetScore,
 		stmtNextInGroup, stmtSetCanon, stmtFindDocs, stmtFindHashes, stmtLastDocID,
 		stmtBegin, stmtCommit, stmtRollback} {
 		s, err := conn.PrepareContext(ctx, q)

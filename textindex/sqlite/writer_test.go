@@ -51,8 +51,8 @@ func TestGroupWithRepeatedDocument(t *testing.T) {
 		t.Fatalf("Index: %v", err)
 	}
 	ops := []*writeOp{
-		newOp(indexOp(&textindex.Document{LinkID: id, Content: "first beta"}, fieldsOf("", "", "first beta", ""))),
-		newOp(indexOp(&textindex.Document{LinkID: id, Content: "second gamma"}, fieldsOf("", "", "second gamma", ""))),
+		newOp(indexOp(&textindex.Document{LinkID: id, Content: "first beta"}, fieldsOf("", "", "first beta", ""), nil)),
+		newOp(indexOp(&textindex.Document{LinkID: id, Content: "second gamma"}, fieldsOf("", "", "second gamma", ""), nil)),
 	}
 	idx.w.leader <- struct{}{}
 	idx.w.commitGroup(ops)
@@ -80,7 +80,7 @@ func TestGroupIsolatesFailures(t *testing.T) {
 	boom := errors.New("boom")
 	good := &textindex.Document{LinkID: uuid.New(), Content: "survivor"}
 	ops := []*writeOp{
-		newOp(indexOp(good, docFields(good))),
+		newOp(indexOp(good, docFields(good), nil)),
 		newOp(func(context.Context, *writer, *textBatch) error { return boom }),
 	}
 	idx.w.leader <- struct{}{}

@@ -1,0 +1,128 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linksrus/linksrus/linkgraph"
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/internal/anchors"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+// UpdateAnchors recomputes every document's anchor text from the links
+// stored with the documents and replaces textindex_anchors with it in one
+// transaction; see textindex.Indexer. The links are read first, in a
+// snapshot of their own: a document indexed meanwhile gets its anchor
+// text at the next call.
+func (i *Index) UpdateAnchors(ctx context.Context) error {
+	rows, err := i.collectAnchors(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: update anchors: %w", closedErr(err))
+	}
+	ids := make([][16]byte, len(rows))
+	texts, stems := make([]string, len(rows)), make([]string, len(rows))
+	for n, r := range rows {
+		joined := sanitize(anchors.Join(r.texts))
+		ids[n], texts[n], stems[n] = r.id, joined, stemsOf(joined, terms.StemmerFor(r.lang))
+	}
+	err = withRetry(ctx, func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, i.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `DELETE FROM textindex_anchors`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `
+				INSERT INTO textindex_anchors (link_id, texts, tsv, stems)
+				SELECT link_id, texts, to_tsvector('simple', left(texts, 131072)), to_tsvector('simple', left(stems, 131072))
+				FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[]) AS a (link_id, texts, stems)`, ids, texts, stems)
+			return err
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: update anchors of %d documents: %w", len(rows), closedErr(err))
+	}
+	return nil
+}
+
+// anchorRow is the anchor text of a canonical document, in its language.
+type anchorRow struct {
+	id    uuid.UUID
+	lang  string
+	texts []string
+}
+
+// collectAnchors reads every document's links and returns the anchor text
+// of the canonical documents that have some, in LinkID order.
+func (i *Index) collectAnchors(ctx context.Context) ([]anchorRow, error) {
+	type doc struct {
+		d     textindex.Document
+		links []byte
+	}
+	var docs []*doc
+	err := withRetry(ctx, func(ctx context.Context) error {
+		docs = docs[:0]
+		rows, err := i.pool.Query(ctx, `
+			SELECT link_id, url, coalesce(content_hash, ''), redirect, lang, links
+			FROM textindex_documents WHERE indexed`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d := new(doc)
+			if err := rows.Scan(&d.d.LinkID, &d.d.URL, &d.d.ContentHash, &d.d.Redirect, &d.d.Language, &d.links); err != nil {
+				return err
+			}
+			docs = append(docs, d)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A group's canonical: the first of its documents in canonical order.
+	canonOf := make(map[string]*doc)
+	for _, d := range docs {
+		if h := d.d.ContentHash; h != "" {
+			if c := canonOf[h]; c == nil || textindex.CompareCanonical(&d.d, &c.d) < 0 {
+				canonOf[h] = d
+			}
+		}
+	}
+	key := func(d *doc) uuid.UUID {
+		if c := canonOf[d.d.ContentHash]; c != nil {
+			return c.d.LinkID
+		}
+		return d.d.LinkID
+	}
+	langs := make(map[uuid.UUID]string)
+	c := anchors.NewCollector[uuid.UUID]()
+	for _, d := range docs {
+		k := key(d)
+		if k == d.d.LinkID {
+			langs[k] = d.d.Language
+		}
+		c.Document(d.d.URL, k)
+	}
+	// A group's documents one after another (see Collector.Links).
+	slices.SortFunc(docs, func(a, b *doc) int { return linkgraph.CompareIDs(key(a), key(b)) })
+	for _, d := range docs {
+		if len(d.links) == 0 {
+			continue
+		}
+		if err := c.Links(key(d), d.links); err != nil {
+			return nil, fmt.Errorf("links of %s: %w", d.d.LinkID, err)
+		}
+	}
+	var out []anchorRow
+	err = c.Each(func(id uuid.UUID, texts []string) error {
+		out = append(out, anchorRow{id: id, lang: langs[id], texts: texts})
+		return nil
+	})
+	slices.SortFunc(out, func(a, b anchorRow) int { return linkgraph.CompareIDs(a.id, b.id) })
+	return out, err
+}
