@@ -121,8 +121,11 @@ type Document struct {
 	Language string
 	// Links are the page's links to other pages with their words (a
 	// link's text, an image's alt text), which become the anchor text of
-	// the pages they point at: see Indexer.UpdateAnchors. Links without
-	// words are not kept.
+	// the pages they point at: see Indexer.UpdateAnchors. FindByID
+	// returns them as stored: sorted by URL, the words of a repeated URL
+	// joined ("; "), each link's words cut at 256 bytes, without the links
+	// that have no words (or URLs or words that are not UTF-8); search
+	// results do not carry them.
 	Links []Link
 	// Anchors is set on documents read back from the index: the anchor
 	// text of the page, the distinct words of other pages' links to it as

@@ -28,7 +28,9 @@ import (
 //
 // Anchor weighs a page's anchor text (Document.Anchors: what other pages'
 // links to it say) as a field scored on its own, BM25 over the anchor text
-// of the pages that have some, added to the page's relevance. Anchor text
+// of the pages that have some, added to the page's relevance when its
+// anchor text holds every word and phrase of the query (in any of its
+// texts, as written or in another form). Anchor text
 // ranks a page among those that hold the query in their own fields; it
 // never makes a page match words it does not hold itself, so that no one
 // can make a page found for words by linking to it with them. A query

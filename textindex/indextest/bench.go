@@ -1,6 +1,7 @@
 package indextest
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"strings"
@@ -282,6 +283,7 @@ func build(b *testing.B, idx textindex.Indexer, n int) ([]*textindex.Document, f
 	for i := range docs {
 		docs[i] = c.doc(i)
 	}
+	c.link(docs)
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -302,5 +304,11 @@ func build(b *testing.B, idx textindex.Indexer, n int) ([]*textindex.Document, f
 	for err := range errs {
 		b.Fatalf("building the benchmark index: %v", err)
 	}
+	// Searches weigh anchor text, as they do after a ranking.
+	start = time.Now()
+	if err := idx.UpdateAnchors(context.Background()); err != nil {
+		b.Fatalf("building the benchmark index: anchor text: %v", err)
+	}
+	b.Logf("anchor text of %d documents computed in %v", n, time.Since(start))
 	return docs, float64(n) / elapsed.Seconds()
 }

@@ -19,6 +19,10 @@ type corpus struct {
 	rng   *rand.Rand
 	zipf  *rand.Zipf
 	vocab []string
+	// links draws each document's links, from a generator of its own, so
+	// that the rest of the corpus is what it was before documents had
+	// links.
+	links *rand.Rand
 }
 
 const vocabSize = 30000
@@ -38,7 +42,8 @@ func newCorpus(seed uint64) *corpus {
 			vocab = append(vocab, w)
 		}
 	}
-	return &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, vocabSize-1), vocab: vocab}
+	links := rand.New(rand.NewPCG(seed^0x5bd1e995, seed))
+	return &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, vocabSize-1), vocab: vocab, links: links}
 }
 
 func (c *corpus) word() string { return c.vocab[c.zipf.Uint64()] }
@@ -71,6 +76,24 @@ func (c *corpus) doc(n int) *textindex.Document {
 		// page), so that searches rank by relevance + prior as they do
 		// after a crawl.
 		PageRank: c.rng.ExpFloat64(),
+	}
+}
+
+// benchLinks is how many links a benchmark document has.
+const benchLinks = 20
+
+// link gives every document of docs benchLinks links to others of docs,
+// each saying one to three words of its target's title, as links mostly
+// name the page they lead to (a title, or its first words: the anchor
+// text of the rust and PostgreSQL documentation is so).
+func (c *corpus) link(docs []*textindex.Document) {
+	for _, d := range docs {
+		d.Links = make([]textindex.Link, benchLinks)
+		for n := range d.Links {
+			to := docs[c.links.IntN(len(docs))]
+			words := strings.Fields(to.Title)
+			d.Links[n] = textindex.Link{URL: to.URL, Text: strings.Join(words[:min(len(words), 1+c.links.IntN(3))], " ")}
+		}
 	}
 }
 

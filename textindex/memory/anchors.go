@@ -44,25 +44,18 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 	for id, e := range i.docs {
 		c.Document(e.doc.URL, i.canonicalOf(id, e))
 	}
-	// A group's documents one after another (see Collector.Links).
-	ids := make([]uuid.UUID, 0, len(i.docs))
+	// The links of each group's canonical (see Collector.Links).
+	n := 0
 	for id, e := range i.docs {
-		if len(e.links) > 0 {
-			ids = append(ids, id)
+		if len(e.links) == 0 || i.canonicalOf(id, e) != id {
+			continue
 		}
-	}
-	slices.SortFunc(ids, func(a, b uuid.UUID) int {
-		ka, kb := i.canonicalOf(a, i.docs[a]), i.canonicalOf(b, i.docs[b])
-		return slices.Compare(ka[:], kb[:])
-	})
-	for n, id := range ids {
-		if n%1024 == 1023 {
+		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("memory: update anchors: %w", err)
 			}
 		}
-		e := i.docs[id]
-		if err := c.Links(i.canonicalOf(id, e), e.links); err != nil {
+		if err := c.Links(id, e.links); err != nil {
 			return fmt.Errorf("memory: update anchors: links of %s: %w", id, err)
 		}
 	}
@@ -129,7 +122,8 @@ func (a *anchorIndex) textsOf(id uuid.UUID) []string {
 	return nil
 }
 
-// anchorScorer scores the anchor text of a search's hits: BM25 of the
+// anchorScorer scores the anchor text of a search's hits that holds every
+// word and phrase of the query (as written or as stems): BM25 of the
 // query's phrases (the same as the fields', each with its weight) over
 // the anchor rows, as SQLite FTS5's bm25 over the embedded backend's
 // anchors_fts with the column weights Anchor and Stem × Anchor computes
@@ -138,10 +132,14 @@ type anchorScorer struct {
 	a       *anchorIndex
 	phrases []anchorPhrase
 	avgLen  float64
+	// per hit, reused: a search scores its hits one at a time
+	tf    []float64
+	found []bool
 }
 
 type anchorPhrase struct {
 	ids    []uint32 // nil: a term no anchor text holds
+	unit   int      // of the query (terms.Unit)
 	weight float64  // Anchor, or Stem × Anchor for stems
 	stems  bool
 	idf    float64
@@ -153,9 +151,9 @@ func (a *anchorIndex) scorer(units []terms.Unit, w textindex.Weights) *anchorSco
 	if a == nil || len(a.rows) == 0 || w.Anchor == 0 {
 		return nil
 	}
-	s := &anchorScorer{a: a, avgLen: float64(a.totalLen) / float64(len(a.rows))}
+	s := &anchorScorer{a: a, avgLen: float64(a.totalLen) / float64(len(a.rows)), found: make([]bool, len(units))}
 	n := float64(len(a.rows))
-	for _, u := range units {
+	for unit, u := range units {
 		for _, form := range []struct {
 			terms  []string
 			weight float64
@@ -164,7 +162,7 @@ func (a *anchorIndex) scorer(units []terms.Unit, w textindex.Weights) *anchorSco
 			if len(form.terms) == 0 {
 				continue
 			}
-			p := anchorPhrase{weight: form.weight, stems: form.stems}
+			p := anchorPhrase{unit: unit, weight: form.weight, stems: form.stems}
 			ids := make([]uint32, len(form.terms))
 			known := true
 			for k, t := range form.terms {
@@ -184,6 +182,7 @@ func (a *anchorIndex) scorer(units []terms.Unit, w textindex.Weights) *anchorSco
 			s.phrases = append(s.phrases, p)
 		}
 	}
+	s.tf = make([]float64, len(s.phrases))
 	return s
 }
 
@@ -221,14 +220,26 @@ func (s *anchorScorer) score(id uuid.UUID) float64 {
 		return 0
 	}
 	row := &s.a.rows[r]
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(len(row.terms))/math.Max(s.avgLen, 1))
-	var total float64
-	for _, p := range s.phrases {
+	tf, found := s.tf, s.found
+	clear(tf)
+	clear(found)
+	for k, p := range s.phrases {
 		if p.ids == nil {
 			continue
 		}
-		tf := p.weight * float64(row.count(p.ids, p.stems))
-		total += p.idf * tf * (bm25K1 + 1) / (tf + norm)
+		if c := row.count(p.ids, p.stems); c > 0 {
+			tf[k], found[p.unit] = p.weight*float64(c), true
+		}
+	}
+	for _, ok := range found {
+		if !ok {
+			return 0 // it holds only part of the query
+		}
+	}
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(len(row.terms))/math.Max(s.avgLen, 1))
+	var total float64
+	for k, p := range s.phrases {
+		total += p.idf * tf[k] * (bm25K1 + 1) / (tf[k] + norm)
 	}
 	return total
 }

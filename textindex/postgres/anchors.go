@@ -66,8 +66,8 @@ func (i *Index) collectAnchors(ctx context.Context) ([]anchorRow, error) {
 	err := withRetry(ctx, func(ctx context.Context) error {
 		docs = docs[:0]
 		rows, err := i.pool.Query(ctx, `
-			SELECT link_id, url, coalesce(content_hash, ''), redirect, lang, links
-			FROM textindex_documents WHERE indexed`)
+			SELECT d.link_id, d.url, coalesce(d.content_hash, ''), d.redirect, d.lang, l.links
+			FROM textindex_documents d LEFT JOIN textindex_links l ON l.link_id = d.link_id WHERE d.indexed`)
 		if err != nil {
 			return err
 		}
@@ -108,13 +108,12 @@ func (i *Index) collectAnchors(ctx context.Context) ([]anchorRow, error) {
 		}
 		c.Document(d.d.URL, k)
 	}
-	// A group's documents one after another (see Collector.Links).
-	slices.SortFunc(docs, func(a, b *doc) int { return linkgraph.CompareIDs(key(a), key(b)) })
+	// The links of each group's canonical (see Collector.Links).
 	for _, d := range docs {
-		if len(d.links) == 0 {
+		if len(d.links) == 0 || key(d) != d.d.LinkID {
 			continue
 		}
-		if err := c.Links(key(d), d.links); err != nil {
+		if err := c.Links(d.d.LinkID, d.links); err != nil {
 			return nil, fmt.Errorf("links of %s: %w", d.d.LinkID, err)
 		}
 	}

@@ -56,9 +56,14 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, stems, links)
+			WITH links AS (
+				INSERT INTO textindex_links (link_id, links)
+				SELECT link_id, links FROM unnest($1::UUID[], $14::BYTEA[]) AS l (link_id, links)
+				ON CONFLICT (link_id) DO UPDATE SET links = excluded.links
+			)
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, stems)
 			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, `+
-			fmt.Sprintf(stemsSQL, "title_stems", "url_stems", "body_stems")+`, links
+			fmt.Sprintf(stemsSQL, "title_stems", "url_stems", "body_stems")+`
 			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
 				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::TEXT[], $13::TEXT[], $14::BYTEA[])
 				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms, lang,
@@ -67,7 +72,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
 				indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect,
-				lang = excluded.lang, stems = excluded.stems, links = excluded.links`,
+				lang = excluded.lang, stems = excluded.stems`,
 			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, titleStems, urlStems, bodyStems, links)
 		return err
 	})

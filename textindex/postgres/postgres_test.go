@@ -36,7 +36,7 @@ func TestConformance(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents, textindex_anchors"); err != nil {
+		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents, textindex_anchors, textindex_links"); err != nil {
 			t.Fatalf("empty the index: %v", err)
 		}
 		return idx

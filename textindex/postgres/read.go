@@ -40,7 +40,8 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect, lang,
 			coalesce((SELECT o.link_id FROM textindex_documents o
 				WHERE o.content_hash = d.content_hash AND o.indexed
-				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id), links,
+				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id),
+			(SELECT l.links FROM textindex_links l WHERE l.link_id = d.link_id),
 			(SELECT a.texts FROM textindex_anchors a WHERE a.link_id = d.link_id)
 		FROM textindex_documents d WHERE link_id = $1 AND indexed`, linkID)
 	doc, err := scanDoc(row, &canon, &links, &anchorT)
@@ -156,7 +157,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(q, 0, nil), nil
 	}
-	match, exact, stemmed, args := querySQL(s, terms.StemmerFor(q.Language))
+	match, anchored, exact, stemmed, args := querySQL(s, terms.StemmerFor(q.Language))
 	where := "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
@@ -181,7 +182,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
 		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
 	}
-	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, n+4, exact, tsRankScale, stemRank, anchorStemRank, where, n+5, n+6, columns)
+	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, n+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, n+5, n+6, columns)
 	return pager.New(q, uint64(total), func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, anchorWeight(weights), limit, int64(offset)))
 	}), nil
@@ -212,7 +213,9 @@ func searchOf(q textindex.Query) (terms.Search, bool) {
 // written (d.tsv) or as stems in the language of st (d.stems), and none of
 // its exclusions as written; the tsquery of its words and phrases as
 // written, ORed; and the tsquery of its stems, ORed ("" when it has none).
-func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemmed string, args []any) {
+// anchored is the condition that a document's anchor text (a) holds every
+// word and phrase of s, as written or as stems.
+func querySQL(s terms.Search, st terms.Stemmer) (match, anchored, exact, stemmed string, args []any) {
 	tsquery := func(words []string) string {
 		fn := "plainto_tsquery"
 		if len(words) > 1 {
@@ -221,12 +224,13 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemmed string, a
 		args = append(args, strings.Join(words, " "))
 		return fmt.Sprintf("%s('simple', $%d)", fn, len(args))
 	}
-	var conds, exacts, stems []string
+	var conds, anchors, exacts, stems []string
 	for _, u := range s.Units(st) {
 		e := tsquery(u.Exact)
 		exacts = append(exacts, e)
 		if len(u.Stems) == 0 { // stop words only: they have no stems
 			conds = append(conds, "d.tsv @@ "+e)
+			anchors = append(anchors, "a.tsv @@ "+e)
 			continue
 		}
 		plain := make([]string, len(u.Stems))
@@ -235,12 +239,13 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, exact, stemmed string, a
 		}
 		stem := tsquery(plain)
 		conds = append(conds, fmt.Sprintf("(d.tsv @@ %s OR d.stems @@ %s)", e, stem))
+		anchors = append(anchors, fmt.Sprintf("(a.tsv @@ %s OR a.stems @@ %s)", e, stem))
 		stems = append(stems, stem)
 	}
 	for _, w := range s.Exclude {
 		conds = append(conds, "NOT d.tsv @@ "+tsquery([]string{w}))
 	}
-	return strings.Join(conds, " AND "), strings.Join(exacts, " || "), strings.Join(stems, " || "), args
+	return strings.Join(conds, " AND "), strings.Join(anchors, " AND "), strings.Join(exacts, " || "), strings.Join(stems, " || "), args
 }
 
 // onSites is the condition that d.url is on one of the sites whose hosts
@@ -272,27 +277,37 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // pageSQL ranks the hits on key and score alone and joins only the page
 // being returned back to the stored text. The verbs are the numbers of the
 // field weights, stem weight, prior weight and anchor weight parameters,
-// the tsquery of the words as written, tsRankScale, what the stems add to
-// the fields' and to the anchor text's rank (q.stem times their rank, or
-// 0), the condition on hits, the limit and offset parameters' numbers, and
-// the title and text columns (textColumns, or noTextColumns for URLsOnly:
-// no TOASTed text is read). The relevance is the rank of the words as
-// written plus Weights.Stem times the stems', plus the anchor text's
-// ranked alike times its weight (anchorWeight), and the score relevance +
-// the prior (textindex.Weights.Prior).
+// the tsquery of the words as written, the condition that the anchor text
+// holds the query (querySQL), what the stems add to the anchor text's rank
+// (q.stem times their rank, or 0), tsRankScale, what the stems add to the
+// fields' rank, the condition on hits, the limit and offset parameters'
+// numbers, and the title and text columns (textColumns, or noTextColumns
+// for URLsOnly: no TOASTed text is read). The relevance is the rank of
+// the words as written plus Weights.Stem times the stems', plus the
+// anchor text's ranked alike times its weight (anchorWeight) when it holds
+// the query, and the score relevance + the prior
+// (textindex.Weights.Prior). The anchor texts holding the query are found
+// first, through their GIN indexes, and joined to the hits, rather than
+// each hit's anchor text looked up and tested (the facet of a broad query
+// took half the time so, 100k documents).
 const pageSQL = `
-	WITH hits AS (
+	WITH q AS MATERIALIZED (
+		SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe
+	), anchored AS MATERIALIZED (
+		SELECT a.link_id, q.anchor * (ts_rank(a.tsv, q.qe) + %[7]s) AS rank
+		FROM textindex_anchors a, q
+		WHERE q.anchor > 0 AND %[6]s
+	), hits AS (
 		SELECT d.link_id, r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) AS score, r.rel
 		FROM textindex_documents d
-			LEFT JOIN textindex_anchors a ON a.link_id = d.link_id,
-			(SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe) q,
-			LATERAL (SELECT %g * (ts_rank(q.w, d.tsv, q.qe) + %s +
-				CASE WHEN a.link_id IS NULL OR q.anchor = 0 THEN 0 ELSE q.anchor * (ts_rank(a.tsv, q.qe) + %s) END) AS rel) r
-		WHERE %s
+			LEFT JOIN anchored a ON a.link_id = d.link_id,
+			q,
+			LATERAL (SELECT %[8]g * (ts_rank(q.w, d.tsv, q.qe) + %[9]s + coalesce(a.rank, 0)) AS rel) r
+		WHERE %[10]s
 		ORDER BY score DESC, d.link_id
-		LIMIT $%d OFFSET $%d
+		LIMIT $%[11]d OFFSET $%[12]d
 	)
-	SELECT d.link_id, d.url, %s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8,
+	SELECT d.link_id, d.url, %[13]s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8,
 		(SELECT a.texts FROM textindex_anchors a WHERE a.link_id = d.link_id)
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`

@@ -192,7 +192,7 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 		}
 	}
 	args := make([]any, 0, 8*len(alone))
-	linkArgs := make([]any, 0, 3*len(alone))
+	linkArgs := make([]any, 0, 4*len(alone))
 	for _, a := range alone {
 		d := a.doc
 		var hash any // NULL: in no group
@@ -200,14 +200,14 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 			hash = d.ContentHash
 		}
 		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect, d.Language)
-		linkArgs = append(linkArgs, a.id, d.Language, links[d])
+		linkArgs = append(linkArgs, a.id, d.URL, d.Language, links[d])
 		text.set(a.id, false, fields[d])
 	}
 	if err := execRows(ctx, w, insertBodiesPrefix, "", 8, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)
 	}
 	// Alone, a document has no row here yet either.
-	if err := execRows(ctx, w, insertLinksPrefix, "", 3, linkArgs); err != nil {
+	if err := execRows(ctx, w, insertLinksPrefix, "", 4, linkArgs); err != nil {
 		return fmt.Errorf("store links: %w", err)
 	}
 	return nil
@@ -218,5 +218,5 @@ const (
 	setScoresSuffix    = ` ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
 	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang) VALUES `
-	insertLinksPrefix  = `INSERT INTO doc_links (id, lang, links) VALUES `
+	insertLinksPrefix  = `INSERT INTO doc_links (id, url, lang, links) VALUES `
 )

@@ -135,9 +135,10 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 // stems (terms.Unit), which only the stem columns hold. The expression is
 // "" when the query requires no term (it matches nothing).
 //
-// anchorExpr is what anchors_fts is asked: any of the words and phrases,
-// as written or as stems, since anchor text adds to the relevance of a
-// document for each it holds (see textindex.Weights.Anchor).
+// anchorExpr is what anchors_fts is asked: every word and phrase, as
+// written or as stems, without the exclusions (which the document's own
+// fields answer for): anchor text adds to the relevance of a document
+// when it holds the whole query (see textindex.Weights.Anchor).
 func matchExpr(q textindex.Query) (expr, anchorExpr string, sites []terms.Site) {
 	s := searchOf(q)
 	if !s.Positive() {
@@ -158,7 +159,8 @@ func matchExpr(q textindex.Query) (expr, anchorExpr string, sites []terms.Site) 
 		}
 		parts = append(parts, "("+quote(u.Exact)+" OR "+quote(u.Stems)+")")
 	}
-	expr, anchorExpr = strings.Join(parts, " AND "), strings.Join(parts, " OR ")
+	expr = strings.Join(parts, " AND ")
+	anchorExpr = expr
 	if len(s.Exclude) > 0 {
 		expr = "(" + expr + ")"
 		for _, w := range s.Exclude {
@@ -237,8 +239,8 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // on the hit's URL (onSites), or none.
 //
 // The anchor text's BM25 (anchors_fts's, over its own rows) is added to
-// the fields': the hits of docs_fts that anchors_fts holds any word of
-// the query for are found in a materialised table of anchors_fts's hits.
+// the fields': the hits of docs_fts whose anchor text holds the query are
+// found in a materialised table of anchors_fts's hits.
 // It is summed after the fields' and before the prior, as the memory
 // backend sums, so that the two agree to the last bit.
 const pageQuery = `

@@ -152,7 +152,7 @@ func indexOp(doc *textindex.Document, fields ftsFields, links []byte) func(ctx c
 		if err != nil {
 			return fmt.Errorf("store document: %w", err)
 		}
-		if err := w.exec(ctx, stmtPutLinks, id, doc.Language, links); err != nil {
+		if err := w.exec(ctx, stmtPutLinks, id, doc.URL, doc.Language, links); err != nil {
 			return fmt.Errorf("store links: %w", err)
 		}
 		if same {

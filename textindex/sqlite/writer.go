@@ -228,10 +228,10 @@ const (
 	stmtNextInGroup = `SELECT id, url, title, content, lang FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
-	// stmtPutLinks stores a document's links and language (see migration
-	// 6) beside its bodies row.
-	stmtPutLinks = `INSERT INTO doc_links (id, lang, links) VALUES (?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET lang = excluded.lang, links = excluded.links`
+	// stmtPutLinks stores a document's links, URL and language (see
+	// migration 6) beside its bodies row.
+	stmtPutLinks = `INSERT INTO doc_links (id, url, lang, links) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET url = excluded.url, lang = excluded.lang, links = excluded.links`
 	stmtSetScore = `INSERT INTO docs (link_id, page_rank) VALUES (?, ?) ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	stmtBegin    = `BEGIN IMMEDIATE`
 	stmtCommit   = `COMMIT`

@@ -153,7 +153,7 @@ type Collector[K comparable] struct {
 // text is one text of a target's anchor text.
 type text[K comparable] struct {
 	sources int
-	last    K // the source that counted last, so that a source counts once
+	last    K // the source that counted last: a source counts once
 	// The text as the first source spelt it, and as others did when
 	// they spelt it otherwise, with how many did.
 	first     string
@@ -182,10 +182,10 @@ func NewCollector[K comparable]() *Collector[K] {
 // canonical document key.
 func (c *Collector[K]) Document(url string, key K) { c.byURL[url] = key }
 
-// Links adds the links of a document of the group whose canonical is
-// source: b as Encode made it. Links to unknown URLs, and to the source's
-// own group, give nothing. The documents of one group are added one after
-// another, so that the group counts once for each text.
+// Links adds the links of source, a group's canonical document: b as
+// Encode made it. The other documents of its group are left out: they
+// hold its text, and so its links, and would count them again. Links to
+// unknown URLs, and to the source's own group, give nothing.
 func (c *Collector[K]) Links(source K, b []byte) error {
 	return Decode(b, func(url, words []byte) error {
 		key, ok := c.byURL[string(url)]
