@@ -27,6 +27,7 @@
 // Routes:
 //
 //	GET /                  the query box; with ?q=, the results (also /search)
+//	                       (?lang=fr: the query's language, textindex.Query.Language)
 //	GET /status            what the crawl and the index hold
 //	GET /api/search?q=     results as JSON (offset, limit; next_offset pages on)
 //	GET /api/status        the status as JSON
@@ -142,7 +143,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t.UTC().Format("2 Jan 2006")
 	},
 	// form gives the search form of a page without a query.
-	"form":  func(name string) struct{ Name, Query string } { return struct{ Name, Query string }{name, ""} },
+	"form": func(name string) struct{ Name, Query, Lang string } {
+		return struct{ Name, Query, Lang string }{name, "", ""}
+	},
 	"quote": Quote,
 	// openSearch reports whether pages link an OpenSearch description;
 	// each Server's copy of the templates says (see New).
@@ -266,7 +269,10 @@ type hostCount struct {
 type answer struct {
 	// Query is the query as searched: as typed, or its searched part
 	// when Cut (Request.Shown).
-	Query   string   `json:"query"`
+	Query string `json:"query"`
+	// Lang is the query's language (textindex.Query.Language), "" for
+	// English.
+	Lang    string   `json:"lang,omitempty"`
 	Cut     bool     `json:"query_cut,omitempty"`
 	Total   uint64   `json:"total"`
 	Offset  uint64   `json:"offset"`
@@ -288,9 +294,9 @@ type answer struct {
 	page Page
 }
 
-// search runs the query text typed from offset and builds the page of
-// results opts asks for, and the host facet.
-func (s *Server) search(ctx context.Context, text string, offset uint64, opts PageOptions) answer {
+// search runs the query text typed, in language lang, from offset and
+// builds the page of results opts asks for, and the host facet.
+func (s *Server) search(ctx context.Context, text, lang string, offset uint64, opts PageOptions) answer {
 	req := ReadQuery(text, textindex.QueryTypeSearch, offset)
 	a := answer{Query: req.Shown, Cut: req.Cut, CutNotice: req.CutNotice(), Offset: offset,
 		Results: []Result{}, Hosts: []hostCount{}, Status: http.StatusOK}
@@ -301,7 +307,14 @@ func (s *Server) search(ctx context.Context, text string, offset uint64, opts Pa
 		}
 		return a
 	}
+	if !ValidLanguage(lang) {
+		a.Problem = "The language must be a language tag such as fr or pt-BR."
+		a.Status = http.StatusBadRequest
+		return a
+	}
+	a.Lang = lang
 	q := req.Query
+	q.Language = lang
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	p, err := Results(ctx, s.opts.Index, q, opts)
@@ -349,7 +362,7 @@ func (s *Server) facet(ctx context.Context, q textindex.Query, a *answer) error 
 	// that, where site:host added to the whole query would fall past the
 	// cut.
 	for h, n := range counts {
-		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(a.Query, h), 1)})
+		a.Hosts = append(a.Hosts, hostCount{Host: h, Count: n, Link: searchURL(restrict(a.Query, h), a.Lang, 1)})
 	}
 	slices.SortFunc(a.Hosts, func(x, y hostCount) int {
 		if x.Count != y.Count {
@@ -391,8 +404,38 @@ func restrict(query, host string) string {
 	return strings.TrimSpace(query) + " site:" + host
 }
 
-func searchURL(query string, page int) string {
+// ValidLanguage reports whether lang is "" or has the shape of a BCP 47
+// language tag ("fr", "pt-BR", "zh-Hant-TW"): letters and digits in
+// subtags of 1 to 8, joined by hyphens, at most 35 bytes, starting with a
+// language of 2 to 8 letters.
+func ValidLanguage(lang string) bool {
+	if lang == "" {
+		return true
+	}
+	if len(lang) > 35 {
+		return false
+	}
+	for n, sub := range strings.Split(lang, "-") {
+		if len(sub) < 1 || len(sub) > 8 || (n == 0 && len(sub) < 2) {
+			return false
+		}
+		for _, c := range []byte(sub) {
+			letter := 'a' <= c|0x20 && c|0x20 <= 'z'
+			if !letter && (n == 0 || c < '0' || c > '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// searchURL is the address of page of the results of query in language
+// lang.
+func searchURL(query, lang string, page int) string {
 	v := url.Values{"q": {query}}
+	if lang != "" {
+		v.Set("lang", lang)
+	}
 	if page > 1 {
 		v.Set("p", strconv.Itoa(page))
 	}
@@ -449,7 +492,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	// Pages are numbered from the first result; page n is where page n-1
 	// stopped reading (see Results), so its number is exact, but the pages
 	// after the next one are not known yet.
-	d.answer = s.search(r.Context(), r.URL.Query().Get("q"), 0, PageOptions{Limit: s.opts.PageSize, Number: page})
+	d.answer = s.search(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("lang"), 0, PageOptions{Limit: s.opts.PageSize, Number: page})
 	// Links echo the query as searched (d.Query), never more of it.
 	query := d.Query
 	if d.Total > 0 {
@@ -457,14 +500,14 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		d.First = d.Offset + 1
 		d.Last = d.page.Next()
 		if page > 1 {
-			d.Prev = searchURL(query, min(page-1, d.Pages))
+			d.Prev = searchURL(query, d.Lang, min(page-1, d.Pages))
 		}
 		if page < d.Pages {
-			d.Next = searchURL(query, page+1)
+			d.Next = searchURL(query, d.Lang, page+1)
 		}
 		lo := max(1, min(page-maxPageLinks/2, d.Pages-maxPageLinks+1))
 		for n := lo; n <= d.Pages && n < lo+maxPageLinks; n++ {
-			d.PageLinks = append(d.PageLinks, pageLink{Number: n, Link: searchURL(query, n), Current: n == page})
+			d.PageLinks = append(d.PageLinks, pageLink{Number: n, Link: searchURL(query, d.Lang, n), Current: n == page})
 		}
 	}
 	s.render(w, d.Status, "search.html", d)
@@ -489,7 +532,7 @@ func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	a := s.search(r.Context(), v.Get("q"), offset, PageOptions{Limit: limit})
+	a := s.search(r.Context(), v.Get("q"), v.Get("lang"), offset, PageOptions{Limit: limit})
 	writeJSON(w, a.Status, a)
 }
 

@@ -766,3 +766,47 @@ func TestFacetReadsURLsOnly(t *testing.T) {
 		t.Errorf("queries %+v, want the page's with everything, then the facet's with URLs only", rec.queries)
 	}
 }
+
+// TestSearchLanguage: ?lang= reads the query in another language (its
+// words find their forms as that language makes them), the page keeps it
+// in its search box, its page and facet links and the API's answer, and a
+// value that is no language tag is refused in words.
+func TestSearchLanguage(t *testing.T) {
+	var docs []*textindex.Document
+	for i := range 12 {
+		docs = append(docs, &textindex.Document{URL: fmt.Sprintf("http://h%d.example/%d", i%2, i), Title: fmt.Sprintf("Notes %d", i),
+			Content: "Les tables sont nettoyées chaque nuit.", Language: "fr"})
+	}
+	srv := newTestServer(t, searchweb.Options{PageSize: 5}, docs...)
+	if _, _, body := get(t, srv, "/search?q=nettoyer"); strings.Contains(body, "http://h0.example/") {
+		t.Errorf("nettoyer read as English found the French pages")
+	}
+	code, _, body := get(t, srv, "/search?q=nettoyer&lang=fr")
+	if code != 200 || !strings.Contains(body, "http://h0.example/") {
+		t.Fatalf("lang=fr: status %d, no French page in\n%s", code, body)
+	}
+	for _, want := range []string{`<input type="hidden" name="lang" value="fr">`, `/search?lang=fr&amp;p=2&amp;q=nettoyer`, `lang=fr&amp;q=nettoyer&#43;site%3Ah0.example`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	code, _, body = get(t, srv, "/api/search?q=nettoyer&lang=fr")
+	var a struct {
+		Lang  string `json:"lang"`
+		Total int    `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil || code != 200 || a.Lang != "fr" || a.Total != len(docs) {
+		t.Fatalf("API: status %d, %+v, %v", code, a, err)
+	}
+	for _, bad := range []string{"f", "fr_FR", "<b>", "fr-" + strings.Repeat("x", 40), "1fr"} {
+		code, _, body := get(t, srv, "/search?q=nettoyer&lang="+url.QueryEscape(bad))
+		if code != http.StatusBadRequest || !strings.Contains(body, "language tag") {
+			t.Errorf("lang=%q: status %d", bad, code)
+		}
+	}
+	for _, good := range []string{"fr", "pt-BR", "zh-Hant-TW", "en-GB"} {
+		if !searchweb.ValidLanguage(good) {
+			t.Errorf("%q refused", good)
+		}
+	}
+}

@@ -70,6 +70,9 @@ func runSearch(ctx context.Context, env *environment, args []string) error {
 	if sf.index == "none" {
 		return usageError(env, fs, "--index none: there is no index to search")
 	}
+	if !searchweb.ValidLanguage(*lang) {
+		return usageError(env, fs, "--lang must be a language tag such as fr or pt-BR, got %q", *lang)
+	}
 	typ := textindex.QueryTypeSearch
 	if *phrase {
 		typ = textindex.QueryTypePhrase

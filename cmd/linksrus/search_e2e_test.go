@@ -500,6 +500,9 @@ func TestSearchWordForms(t *testing.T) {
 	if got := found("nettoyer"); len(got) != 0 {
 		t.Errorf("nettoyer as English finds %v, want nothing", got)
 	}
+	if r := linksrus(t, nil, "search", "--data", data, "--lang", "fr_FR", "nettoyer"); r.code != exitUsage || !strings.Contains(r.stderr, "language tag") {
+		t.Errorf("--lang fr_FR: exit %d, %s", r.code, r.stderr)
+	}
 }
 
 // TestSearchAnchorText: the words of the links pointing at a page rank it
