@@ -145,21 +145,9 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for n := range b.N {
-			q := queries[n%len(queries)]
-			start := time.Now()
-			it, err := idx.Search(q)
-			if err != nil {
-				b.Fatalf("Search(%+v): %v", q, err)
-			}
-			for i := 0; i < pageSize && it.Next(); i++ {
-				_ = it.Document()
-			}
-			if err := it.Error(); err != nil {
-				b.Fatalf("Search(%+v): %v", q, err)
-			}
-			hits += it.TotalCount()
-			it.Close()
-			lat = append(lat, time.Since(start))
+			took, total := readResults(b, idx, queries[n%len(queries)], pageSize)
+			hits += total
+			lat = append(lat, took)
 		}
 		b.StopTimer()
 		slices.Sort(lat)
@@ -183,20 +171,8 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 		var worst time.Duration
 		b.ResetTimer()
 		for n := range b.N {
-			start := time.Now()
-			it, err := idx.Search(long[n%len(long)])
-			if err != nil {
-				b.Fatalf("long query: %v", err)
-			}
-			for i := 0; i < pageSize && it.Next(); i++ {
-				_ = it.Document()
-			}
-			if err := it.Error(); err != nil {
-				b.Fatalf("long query: %v", err)
-			}
-			_ = it.TotalCount()
-			it.Close()
-			worst = max(worst, time.Since(start))
+			took, _ := readResults(b, idx, long[n%len(long)], pageSize)
+			worst = max(worst, took)
 		}
 		b.StopTimer()
 		b.ReportMetric(ms(worst), "max-ms")
@@ -210,29 +186,15 @@ func Bench(b *testing.B, newIndexer BenchNewFunc) {
 			b.Skip("needs the Search benchmark's index")
 		}
 		q := textindex.Query{Expression: firstWord(queries)}
-		read := func(q textindex.Query, n int) time.Duration {
-			start := time.Now()
-			it, err := idx.Search(q)
-			if err != nil {
-				b.Fatalf("Search(%+v): %v", q, err)
-			}
-			for i := 0; i < n && it.Next(); i++ {
-				_ = it.Document()
-			}
-			if err := it.Error(); err != nil {
-				b.Fatalf("Search(%+v): %v", q, err)
-			}
-			_ = it.TotalCount()
-			it.Close()
-			return time.Since(start)
-		}
+		urls := q
+		urls.URLsOnly = true
 		var page, facet []time.Duration
 		b.ResetTimer()
 		for range b.N {
-			page = append(page, read(q, pageSize))
-			urls := q
-			urls.URLsOnly = true
-			facet = append(facet, read(urls, FacetResults))
+			took, _ := readResults(b, idx, q, pageSize)
+			page = append(page, took)
+			took, _ = readResults(b, idx, urls, FacetResults)
+			facet = append(facet, took)
 		}
 		b.StopTimer()
 		slices.Sort(page)
@@ -274,6 +236,25 @@ func firstWord(queries []textindex.Query) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// readResults runs q on idx, reads its first n results, and returns how
+// long that took and the query's total.
+func readResults(b *testing.B, idx textindex.Indexer, q textindex.Query, n int) (time.Duration, uint64) {
+	start := time.Now()
+	it, err := idx.Search(q)
+	if err != nil {
+		b.Fatalf("Search(%.80q): %v", q.Expression, err)
+	}
+	for i := 0; i < n && it.Next(); i++ {
+		_ = it.Document()
+	}
+	if err := it.Error(); err != nil {
+		b.Fatalf("Search(%.80q): %v", q.Expression, err)
+	}
+	total := it.TotalCount()
+	it.Close()
+	return time.Since(start), total
+}
 
 // build indexes n generated documents with one writer per CPU and returns
 // them with the rate in documents per second.
