@@ -39,14 +39,16 @@ type Indexer interface {
 	// A ranking job writes its scores so.
 	UpdateScores(ids []uuid.UUID, scores []float64) error
 
-	// UpdateAnchors recomputes the anchor text of every document from the
-	// Links of the documents indexed (see package anchors' rules: the
-	// words of links from other pages, a text counted once per page and
-	// held once), in one transaction where the backend has them. Search
-	// weighs anchor text as a field (Weights.Anchor) from then until the
-	// next call: a ranking job calls it after a crawl, as it writes the
-	// scores, so that a page indexed after the pages linking to it gets
-	// their words too.
+	// UpdateAnchors recomputes the anchor text (Document.Anchors) of every
+	// searchable document from the Links of the documents indexed: the
+	// distinct texts of the links to it (or to another URL of its
+	// duplicate group) from other pages, only a group's canonical
+	// counting for its group, a text counted once per page and held once,
+	// the 32 given by the most pages. It replaces the anchor text in one
+	// transaction where the backend has them. Search weighs anchor text
+	// (Weights.Anchor) from then until the next call: a ranking job calls
+	// it after a crawl, as it writes the scores, so that a page indexed
+	// after the pages linking to it gets their words too.
 	UpdateAnchors(ctx context.Context) error
 
 	// Close releases the resources held by the indexer. Using an indexer
