@@ -50,6 +50,9 @@ func testAnchorText(t *testing.T, idx textindex.Indexer) {
 		if n == 0 {
 			s.Links = append(s.Links, textindex.Link{URL: ref.URL, Text: "zebra crossing"})
 		}
+		if n == 1 { // to another URL of the reference page's group
+			s.Links = append(s.Links, textindex.Link{URL: dup.URL, Text: "copy words"})
+		}
 		for k, o := range others {
 			s.Links = append(s.Links, textindex.Link{URL: o.URL, Text: fmt.Sprintf("other page %d", k)})
 		}
@@ -88,8 +91,9 @@ func testAnchorText(t *testing.T, idx textindex.Indexer) {
 		t.Fatal(err)
 	}
 	// From other pages only (not the page itself, not its duplicate),
-	// each text once (folded), the most sources first.
-	want := []string{"psql", "the psql tool", "zebra crossing"}
+	// to any URL of its group, each text once (folded), the most sources
+	// first.
+	want := []string{"psql", "copy words", "the psql tool", "zebra crossing"}
 	if !slices.Equal(found.Anchors, want) {
 		t.Fatalf("anchors of the reference page: %q, want %q", found.Anchors, want)
 	}
