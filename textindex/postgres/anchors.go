@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
@@ -25,10 +26,12 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 		return fmt.Errorf("postgres: update anchors: %w", closedErr(err))
 	}
 	ids := make([][16]byte, len(rows))
-	texts, stems := make([]string, len(rows)), make([]string, len(rows))
+	texts := make([]string, len(rows))
+	exact, stems := make([]pgtype.TSVector, len(rows)), make([]pgtype.TSVector, len(rows))
+	v := newVectors()
 	for n, r := range rows {
-		joined := sanitize(anchors.Join(r.texts))
-		ids[n], texts[n], stems[n] = r.id, joined, stemsOf(joined, terms.StemmerFor(r.lang))
+		ids[n], texts[n] = r.id, sanitize(anchors.Join(r.texts))
+		exact[n], stems[n] = v.text(texts[n], terms.StemmerFor(r.lang))
 	}
 	err = withRetry(ctx, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, i.pool, func(tx pgx.Tx) error {
@@ -37,8 +40,7 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 			}
 			_, err := tx.Exec(ctx, `
 				INSERT INTO textindex_anchors (link_id, texts, tsv, stems)
-				SELECT link_id, texts, to_tsvector('simple', left(texts, 131072)), to_tsvector('simple', left(stems, 131072))
-				FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[]) AS a (link_id, texts, stems)`, ids, texts, stems)
+				SELECT * FROM unnest($1::UUID[], $2::TEXT[], $3::TSVECTOR[], $4::TSVECTOR[])`, ids, texts, exact, stems)
 			return err
 		})
 	})

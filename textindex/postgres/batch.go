@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/anchors"
@@ -37,43 +38,40 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		ids                  = make([][16]byte, len(docs))
 		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
 		urlTermsOf, langs    = make([]string, len(docs)), make([]string, len(docs))
-		titleStems           = make([]string, len(docs))
-		urlStems, bodyStems  = make([]string, len(docs)), make([]string, len(docs))
+		exact, stems         = make([]pgtype.TSVector, len(docs)), make([]pgtype.TSVector, len(docs))
 		times                = make([]time.Time, len(docs))
 		ranks                = make([]float64, len(docs))
 		hashes               = make([]string, len(docs))
 		redirects            = make([]bool, len(docs))
 		links                = make([][]byte, len(docs))
 	)
+	v := newVectors()
 	for n, d := range docs {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
 		hashes[n], redirects[n], langs[n] = sanitize(d.ContentHash), d.Redirect, sanitize(d.Language)
 		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
 		urlTermsOf[n] = urlTerms(urls[n])
-		st := terms.StemmerFor(d.Language)
-		titleStems[n], urlStems[n], bodyStems[n] = stemsOf(titles[n], st), stemsOf(urlTermsOf[n], st), stemsOf(bodies[n], st)
+		exact[n], stems[n] = v.document(titles[n], urlTermsOf[n], bodies[n], terms.StemmerFor(d.Language))
 		links[n] = anchors.Encode(d.Links)
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		_, err := i.pool.Exec(ctx, `
 			WITH links AS (
 				INSERT INTO textindex_links (link_id, links)
-				SELECT link_id, links FROM unnest($1::UUID[], $14::BYTEA[]) AS l (link_id, links)
+				SELECT link_id, links FROM unnest($1::UUID[], $13::BYTEA[]) AS l (link_id, links)
 				ON CONFLICT (link_id) DO UPDATE SET links = excluded.links
 			)
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, stems)
-			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, `+
-			fmt.Sprintf(stemsSQL, "title_stems", "url_stems", "body_stems")+`
+			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, tsv, stems)
+			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, tsv, stems
 			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
-				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::TEXT[], $13::TEXT[], $14::BYTEA[])
-				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms, lang,
-					title_stems, url_stems, body_stems, links)
+				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TSVECTOR[], $12::TSVECTOR[])
+				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms, lang, tsv, stems)
 			ON CONFLICT (link_id) DO UPDATE SET
 				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
 				indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect,
-				lang = excluded.lang, stems = excluded.stems`,
-			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, titleStems, urlStems, bodyStems, links)
+				lang = excluded.lang, tsv = excluded.tsv, stems = excluded.stems`,
+			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, exact, stems, links)
 		return err
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linksrus/linksrus/internal/pgretry"
@@ -99,44 +100,86 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // fills are the parts of migrations that only the program can do, run
 // right after the migration's file in its transaction, by version.
 var fills = map[int]func(ctx context.Context, tx pgx.Tx) error{
-	4: fillStems,
+	6: fillVectors,
 }
 
-// fillStems computes the stems column of the documents of before (in
-// English, their language being unknown), a few hundred at a time, in
-// LinkID order.
-func fillStems(ctx context.Context, tx pgx.Tx) error {
-	st := terms.StemmerFor("")
+// fillVectors computes the vectors of the documents and anchor texts of
+// before, a few hundred at a time in LinkID order, each in the language
+// of its document (the stems of a document stored before languages were
+// kept are English), and then indexes them.
+func fillVectors(ctx context.Context, tx pgx.Tx) error {
+	v := newVectors()
+	err := refill(ctx, tx, `SELECT link_id, title, url_terms, content, lang FROM textindex_documents
+		WHERE indexed AND link_id > $1 ORDER BY link_id LIMIT 500`,
+		`UPDATE textindex_documents d SET tsv = s.tsv, stems = s.stems`,
+		func(cols []string) (pgtype.TSVector, pgtype.TSVector) {
+			return v.document(cols[0], cols[1], cols[2], terms.StemmerFor(cols[3]))
+		})
+	if err != nil {
+		return fmt.Errorf("documents: %w", err)
+	}
+	err = refill(ctx, tx, `SELECT a.link_id, a.texts, coalesce(d.lang, '') FROM textindex_anchors a
+		LEFT JOIN textindex_documents d ON d.link_id = a.link_id
+		WHERE a.link_id > $1 ORDER BY a.link_id LIMIT 500`,
+		`UPDATE textindex_anchors d SET tsv = s.tsv, stems = s.stems`,
+		func(cols []string) (pgtype.TSVector, pgtype.TSVector) {
+			return v.text(cols[0], terms.StemmerFor(cols[1]))
+		})
+	if err != nil {
+		return fmt.Errorf("anchor texts: %w", err)
+	}
+	_, err = tx.Exec(ctx, `
+		CREATE INDEX textindex_documents_tsv_idx ON textindex_documents USING GIN (tsv);
+		CREATE INDEX textindex_documents_stems_idx ON textindex_documents USING GIN (stems);
+		CREATE INDEX textindex_anchors_tsv_idx ON textindex_anchors USING GIN (tsv);
+		CREATE INDEX textindex_anchors_stems_idx ON textindex_anchors USING GIN (stems)`)
+	if err != nil {
+		return fmt.Errorf("index vectors: %w", err)
+	}
+	return nil
+}
+
+// refill sets the tsv and stems of every row that query reads (a page of
+// rows after the LinkID $1: the ID, then text columns) to what vectors
+// makes of its text columns, with update (SET ... from s, a row of
+// link_id, tsv and stems; the WHERE is added here).
+func refill(ctx context.Context, tx pgx.Tx, query, update string,
+	vectors func(cols []string) (exact, stems pgtype.TSVector)) error {
 	var after [16]byte // the nil UUID sorts first
 	for {
-		rows, err := tx.Query(ctx, `SELECT link_id, title, url_terms, content FROM textindex_documents
-			WHERE indexed AND link_id > $1 ORDER BY link_id LIMIT 500`, after)
+		rows, err := tx.Query(ctx, query, after)
 		if err != nil {
-			return fmt.Errorf("read documents to stem: %w", err)
+			return fmt.Errorf("read: %w", err)
 		}
-		var ids [][16]byte
-		var titles, urls, bodies []string
+		var (
+			ids          [][16]byte
+			exact, stems []pgtype.TSVector
+		)
 		for rows.Next() {
 			var id [16]byte
-			var title, url, body string
-			if err := rows.Scan(&id, &title, &url, &body); err != nil {
-				rows.Close()
-				return fmt.Errorf("read documents to stem: %w", err)
+			cols := make([]string, len(rows.FieldDescriptions())-1)
+			dst := []any{&id}
+			for n := range cols {
+				dst = append(dst, &cols[n])
 			}
-			ids = append(ids, id)
-			titles, urls, bodies = append(titles, stemsOf(title, st)), append(urls, stemsOf(url, st)), append(bodies, stemsOf(body, st))
+			if err := rows.Scan(dst...); err != nil {
+				rows.Close()
+				return fmt.Errorf("read: %w", err)
+			}
+			e, s := vectors(cols)
+			ids, exact, stems = append(ids, id), append(exact, e), append(stems, s)
 		}
 		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read documents to stem: %w", err)
+			return fmt.Errorf("read: %w", err)
 		}
 		if len(ids) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `UPDATE textindex_documents d SET stems = `+fmt.Sprintf(stemsSQL, "s.title", "s.url", "s.body")+`
-			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[]) AS s (link_id, title, url, body)
-			WHERE d.link_id = s.link_id`, ids, titles, urls, bodies)
+		_, err = tx.Exec(ctx, update+`
+			FROM unnest($1::UUID[], $2::TSVECTOR[], $3::TSVECTOR[]) AS s (link_id, tsv, stems)
+			WHERE d.link_id = s.link_id`, ids, exact, stems)
 		if err != nil {
-			return fmt.Errorf("store stems: %w", err)
+			return fmt.Errorf("store: %w", err)
 		}
 		after = ids[len(ids)-1]
 	}

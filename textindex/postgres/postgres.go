@@ -22,18 +22,23 @@
 // same database at once apply it exactly once: the others wait on the row
 // and then skip it.
 //
-// Documents live in textindex_documents, with a stored generated tsvector
-// column over the title and content using the 'simple' configuration, and a
-// GIN index on it. 'simple' rather than 'english' because stemming would
-// make phrase queries inexact and favour one language, and because the other
-// backends do not stem either, so all backends answer alike.
+// Documents live in textindex_documents with two tsvectors, each with a
+// GIN index: tsv, the terms as written, and stems, their stems in the
+// document's language; title, URL path terms (column url_terms) and text
+// are labelled A, B and D. The program finds the terms (package terms, as
+// the other backends do) and writes both vectors; a query's words and
+// phrases are tsqueries of the same terms. So PostgreSQL's text parser
+// never runs: all backends split text alike, and an indexing server does
+// not parse every page twice. Large values are compressed with LZ4 where
+// the server has it.
 //
 // # Ranking
 //
 // Relevance is ts_rank (default normalisation, times tsRankScale, 50, to be
-// on the scale of BM25) of the tsvector against the query, whose title, URL path terms (column url_terms) and text are
-// labelled A, B and D and weighted by the query's textindex.Weights (scaled
-// so that the largest is 1, as ts_rank requires); the score is relevance +
+// on the scale of BM25) of the vectors against the query, their labels
+// weighted by the query's textindex.Weights (scaled so that the largest
+// is 1, as ts_rank requires), the stems' rank times Weights.Stem, plus the
+// anchor text's rank when it holds the query; the score is relevance +
 // the prior of PageRank (textindex.Weights.Prior), ties broken by LinkID. Hits are
 // ranked over the small key and score columns before the page being
 // returned is joined back to the stored text.

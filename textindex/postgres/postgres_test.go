@@ -218,6 +218,28 @@ func TestMigrateAnchors(t *testing.T) {
 	}
 }
 
+// TestMigrateVectors opens an index written while PostgreSQL found the
+// terms (migrations 1 to 5): its documents' and anchor texts' vectors are
+// made anew by the program's rules, so a path such as pg_hba.conf is the
+// words pg, hba and conf, as in the other backends, and anchor text still
+// counts.
+func TestMigrateVectors(t *testing.T) {
+	plain := uuid.MustParse("00000000-0000-4000-8000-000000000001")
+	anchored := uuid.MustParse("ffffffff-0000-4000-8000-000000000001")
+	idx := openOld(t, 5, fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, url_terms, indexed_at, indexed) VALUES
+		('%s', 'https://example.com/a', 'Notes', 'edit pg_hba.conf', 'a', now(), true),
+		('%s', 'https://example.com/b', 'Notes', 'edit pg_hba.conf', 'b', now(), true);
+		INSERT INTO textindex_anchors (link_id, texts, tsv, stems) VALUES ('%[2]s', 'hba conf', '', '')`,
+		plain, anchored))
+	var got []uuid.UUID
+	for _, d := range searchDocs(t, idx, "hba conf") {
+		got = append(got, d.LinkID)
+	}
+	if !slices.Equal(got, []uuid.UUID{anchored, plain}) {
+		t.Errorf("hba conf after migration: %v, want %v (its anchor text says so) then %v", got, anchored, plain)
+	}
+}
+
 // openOld writes, in a database of its own, an index with only its first
 // version migrations applied, runs stmts on it, and opens it as a program
 // of today does, migrating it.

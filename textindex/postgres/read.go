@@ -135,10 +135,10 @@ func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 
 // Search runs q; see textindex.Indexer and textindex.Query.
 //
-// The user's text never reaches to_tsquery: it is split into terms here and
-// the terms, joined by spaces, are handed to plainto_tsquery (words) or
-// phraseto_tsquery (a phrase) as bound parameters, which read their input
-// as words only; exclusions are negated plainto_tsquery of one word each.
+// The user's text never reaches PostgreSQL's query parser: it is split
+// into terms here, as documents are (see vectors.go), and each word or
+// phrase is a bound tsquery of quoted lexemes; exclusions are negated
+// tsqueries of one word each.
 func (i *Index) Search(q textindex.Query) (textindex.Iterator, error) {
 	return i.SearchContext(context.Background(), q)
 }
@@ -157,7 +157,10 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(q, 0, nil), nil
 	}
-	match, anchored, exact, stemmed, args := querySQL(s, terms.StemmerFor(q.Language))
+	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
+	if !ok {
+		return pager.New(q, 0, nil), nil
+	}
 	where := "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
@@ -214,19 +217,20 @@ func searchOf(q textindex.Query) (terms.Search, bool) {
 // its exclusions as written; the tsquery of its words and phrases as
 // written, ORed; and the tsquery of its stems, ORed ("" when it has none).
 // anchored is the condition that a document's anchor text (a) holds every
-// word and phrase of s, as written or as stems.
-func querySQL(s terms.Search, st terms.Stemmer) (match, anchored, exact, stemmed string, args []any) {
-	tsquery := func(words []string) string {
-		fn := "plainto_tsquery"
-		if len(words) > 1 {
-			fn = "phraseto_tsquery"
-		}
-		args = append(args, strings.Join(words, " "))
-		return fmt.Sprintf("%s('simple', $%d)", fn, len(args))
+// word and phrase of s, as written or as stems. ok is false when a word
+// or phrase of s can match no document (a term too long to be indexed).
+func querySQL(s terms.Search, st terms.Stemmer) (match, anchored, exact, stemmed string, args []any, ok bool) {
+	param := func(q string) string {
+		args = append(args, q)
+		return fmt.Sprintf("$%d::TSQUERY", len(args))
 	}
 	var conds, anchors, exacts, stems []string
 	for _, u := range s.Units(st) {
-		e := tsquery(u.Exact)
+		q, ok := tsquery(u.Exact)
+		if !ok {
+			return "", "", "", "", nil, false
+		}
+		e := param(q)
 		exacts = append(exacts, e)
 		if len(u.Stems) == 0 { // stop words only: they have no stems
 			conds = append(conds, "d.tsv @@ "+e)
@@ -237,15 +241,18 @@ func querySQL(s terms.Search, st terms.Stemmer) (match, anchored, exact, stemmed
 		for n, w := range u.Stems {
 			plain[n] = strings.TrimPrefix(w, terms.StemMark) // the stems column holds stems only
 		}
-		stem := tsquery(plain)
+		q, _ = tsquery(plain) // stems are short
+		stem := param(q)
 		conds = append(conds, fmt.Sprintf("(d.tsv @@ %s OR d.stems @@ %s)", e, stem))
 		anchors = append(anchors, fmt.Sprintf("(a.tsv @@ %s OR a.stems @@ %s)", e, stem))
 		stems = append(stems, stem)
 	}
 	for _, w := range s.Exclude {
-		conds = append(conds, "NOT d.tsv @@ "+tsquery([]string{w}))
+		if q, ok := tsquery([]string{w}); ok { // else no document holds it
+			conds = append(conds, "NOT d.tsv @@ "+param(q))
+		}
 	}
-	return strings.Join(conds, " AND "), strings.Join(anchors, " AND "), strings.Join(exacts, " || "), strings.Join(stems, " || "), args
+	return strings.Join(conds, " AND "), strings.Join(anchors, " AND "), strings.Join(exacts, " || "), strings.Join(stems, " || "), args, true
 }
 
 // onSites is the condition that d.url is on one of the sites whose hosts

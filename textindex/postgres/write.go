@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/textindex"
-	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
 // Index inserts or replaces doc; see textindex.Indexer. It is a batch of
@@ -81,18 +80,3 @@ func (i *Index) UpdateScores(ids []uuid.UUID, scores []float64) error {
 // urlTerms returns the URL field of a document at url (textindex.URLTerms),
 // as the url_terms column holds it.
 func urlTerms(url string) string { return strings.Join(textindex.URLTerms(url), " ") }
-
-// stemsOf returns the stems of text's terms, space-separated, stop words
-// left out (terms.Stemmer.Stems), as the stems column's text search
-// configuration ('simple') reads them: without terms.StemMark, the column
-// holding stems only.
-func stemsOf(text string, st terms.Stemmer) string {
-	return strings.ReplaceAll(string(st.AppendStems(nil, text)), terms.StemMark, "")
-}
-
-// stemsSQL is the stems column's value from the stems of the title, the
-// URL path terms and the text (parameters or columns, %s each), bounded
-// as tsv bounds its fields.
-const stemsSQL = `setweight(to_tsvector('simple', left(%s, 4096)), 'A') ||
-	setweight(to_tsvector('simple', left(%s, 4096)), 'B') ||
-	setweight(to_tsvector('simple', left(%s, 131072)), 'D')`

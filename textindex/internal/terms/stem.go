@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -82,35 +81,14 @@ func isNumber(term string) bool {
 // without a stem left out: what Stems of Split(text) joined by spaces
 // would be, without a string per term.
 func (s Stemmer) AppendStems(dst []byte, text string) []byte {
-	start := -1 // of the term being read
-	for i := 0; i < len(text); {
-		c := text[i]
-		var term bool
-		size := 1
-		if c < utf8.RuneSelf { // most text: no rune to decode
-			term = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(text[i:])
-			term = IsTermRune(r)
-		}
-		switch {
-		case term && start < 0:
-			start = i
-		case !term && start >= 0:
-			dst = s.appendStem(dst, text[start:i])
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		dst = s.appendStem(dst, text[start:])
+	for term := range All(text) {
+		dst = s.appendStem(dst, term)
 	}
 	return dst
 }
 
 func (s Stemmer) appendStem(dst []byte, term string) []byte {
-	st := s.stemOrStop(lower(term))
+	st := s.stemOrStop(term)
 	if st == "" {
 		return dst
 	}
@@ -119,16 +97,9 @@ func (s Stemmer) appendStem(dst []byte, term string) []byte {
 	return append(dst, ' ')
 }
 
-// lower returns f lower-cased as Split does, without a copy when it is
-// lower-case ASCII already, as most words of most pages are.
-func lower(f string) string {
-	for i := 0; i < len(f); i++ {
-		if c := f[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
-			return strings.ToLower(f)
-		}
-	}
-	return f
-}
+// StemOrNone returns the stem of term (as Split returns it), or "" for a
+// term the stems leave out (see Stems).
+func (s Stemmer) StemOrNone(term string) string { return s.stemOrStop(term) }
 
 // Stems returns the stems of ts, each with StemMark in front, leaving out
 // stop words and the other terms without a stem (see stemOrStop): a

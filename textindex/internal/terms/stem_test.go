@@ -84,3 +84,15 @@ func TestAppendStems(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkAppendStems stems a page's worth of English text, as every
+// backend does for each document it indexes.
+func BenchmarkAppendStems(b *testing.B) {
+	text := strings.Repeat("VACUUM reclaims storage occupied by dead tuples. In normal PostgreSQL operation, tuples that are deleted or obsoleted by an update are not physically removed from their table; 42 x² Größe. ", 60)
+	st := StemmerFor("en")
+	var buf []byte
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		buf = st.AppendStems(buf[:0], text)
+	}
+}

@@ -4,9 +4,11 @@
 package terms
 
 import (
+	"iter"
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsTermRune reports whether r belongs to a term: letters, numbers and
@@ -24,6 +26,51 @@ func Split(s string) []string {
 		out = append(out, strings.ToLower(f))
 	}
 	return out
+}
+
+// All yields the terms of text in order, as Split returns them, without
+// a slice of them or, for a term that is lower-case ASCII already (most
+// words of most pages), a copy.
+func All(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1 // of the term being read
+		for i := 0; i < len(text); {
+			c := text[i]
+			var term bool
+			size := 1
+			if c < utf8.RuneSelf { // most text: no rune to decode
+				term = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			} else {
+				var r rune
+				r, size = utf8.DecodeRuneInString(text[i:])
+				term = IsTermRune(r)
+			}
+			switch {
+			case term && start < 0:
+				start = i
+			case !term && start >= 0:
+				if !yield(lower(text[start:i])) {
+					return
+				}
+				start = -1
+			}
+			i += size
+		}
+		if start >= 0 {
+			yield(lower(text[start:]))
+		}
+	}
+}
+
+// lower returns f lower-cased as Split does, without a copy when it is
+// lower-case ASCII already.
+func lower(f string) string {
+	for i := 0; i < len(f); i++ {
+		if c := f[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(f)
+		}
+	}
+	return f
 }
 
 // Bounds of a query: more terms or bytes than this are cut off, so that no
