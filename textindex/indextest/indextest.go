@@ -72,6 +72,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},
 		{"UpdateScoreIndexed", testUpdateScoreIndexed},
 		{"NonASCII", testNonASCII},
+		{"WordsSplitAlike", testWordsSplitAlike},
 		{"EmptyDocument", testEmptyDocument},
 		{"HugeDocument", testHugeDocument},
 		{"UnusualBytes", testUnusualBytes},

@@ -442,6 +442,24 @@ func testNonASCII(t *testing.T, idx textindex.Indexer) {
 	sameDoc(t, got, ja)
 }
 
+// testWordsSplitAlike: every backend splits text at anything that is not
+// a letter, digit or mark, as package terms does, whatever a backend's own
+// parser would make of a file name, a hyphenated word or an address.
+func testWordsSplitAlike(t *testing.T, idx textindex.Indexer) {
+	conf := newDoc("Client authentication", "Edit pg_hba.conf and reload.")
+	hyphen := newDoc("Styles", "A well-known read-only mode.")
+	addr := newDoc("Contact", "Write to admin@example.org or see /usr/share/doc.")
+	mustIndex(t, idx, conf, hyphen, addr)
+	wantIDs(t, idx, match("hba"), conf)
+	wantIDs(t, idx, match("conf pg"), conf)
+	wantIDs(t, idx, phrase("pg hba conf"), conf)
+	wantIDs(t, idx, match("pg_hba.conf"), conf)
+	wantIDs(t, idx, match("known"), hyphen)
+	wantIDs(t, idx, phrase("read only"), hyphen)
+	wantIDs(t, idx, match("example"), addr)
+	wantIDs(t, idx, phrase("usr share doc"), addr)
+}
+
 func testEmptyDocument(t *testing.T, idx textindex.Indexer) {
 	empty := newDoc("", "")
 	empty.URL = ""
