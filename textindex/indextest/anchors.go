@@ -2,6 +2,7 @@ package indextest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -150,5 +151,32 @@ func testAnchorText(t *testing.T, idx textindex.Indexer) {
 	}
 	if got, want := order(match("psql")), order(textindex.Query{Expression: "psql", Weights: noAnchors}); !slices.Equal(got, want) {
 		t.Fatalf("after the links went: %q, want the order without anchor text, %q", got, want)
+	}
+}
+
+// testAnchorsKeptOnCancel: an UpdateAnchors whose context has ended fails
+// with the context's error and leaves the anchor text as the last one
+// that succeeded made it, even with links changed since.
+func testAnchorsKeptOnCancel(t *testing.T, idx textindex.Indexer) {
+	target := newDoc("Target", "the page linked to")
+	source := newDoc("Source", "a page that links")
+	source.Links = []textindex.Link{{URL: target.URL, Text: "first words"}}
+	mustIndex(t, idx, target, source)
+	if err := idx.UpdateAnchors(context.Background()); err != nil {
+		t.Fatalf("UpdateAnchors: %v", err)
+	}
+	source.Links = []textindex.Link{{URL: target.URL, Text: "second words"}}
+	mustIndex(t, idx, source)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := idx.UpdateAnchors(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("UpdateAnchors with its context cancelled = %v, want context.Canceled", err)
+	}
+	got, err := idx.FindByID(target.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	if !slices.Equal(got.Anchors, []string{"first words"}) {
+		t.Errorf("anchor text after a cancelled update: %q, want the last one made, %q", got.Anchors, "first words")
 	}
 }

@@ -69,6 +69,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
 		{"JudgedOrder", testJudgedOrder},
 		{"AnchorText", testAnchorText},
+		{"AnchorsKeptOnCancel", testAnchorsKeptOnCancel},
 		{"UpdateScoreUnknown", testUpdateScoreUnknown},
 		{"UpdateScoreIndexed", testUpdateScoreIndexed},
 		{"NonASCII", testNonASCII},

@@ -33,12 +33,34 @@ type anchorRow struct {
 }
 
 // UpdateAnchors recomputes every document's anchor text; see
-// textindex.Indexer.
+// textindex.Indexer. It is computed under the read lock, so searches go
+// on meanwhile (writes wait), and replaces the last one at once.
 func (i *Index) UpdateAnchors(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: update anchors: %w", err)
+	}
+	i.mu.RLock()
+	a, err := i.buildAnchors(ctx)
+	i.mu.RUnlock()
+	if err != nil {
+		return fmt.Errorf("memory: update anchors: %w", err)
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
 		return fmt.Errorf("memory: update anchors: %w", textindex.ErrClosed)
+	}
+	// Writes made between the two locks are in the next one, as in the
+	// other backends, which read the links in a snapshot of their own.
+	i.anchors = a
+	return nil
+}
+
+// buildAnchors computes the anchor index of the documents; i.mu must be
+// held.
+func (i *Index) buildAnchors(ctx context.Context) (*anchorIndex, error) {
+	if i.closed {
+		return nil, textindex.ErrClosed
 	}
 	c := anchors.NewCollector[uuid.UUID]()
 	for id, e := range i.docs {
@@ -52,11 +74,11 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 		}
 		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("memory: update anchors: %w", err)
+				return nil, err
 			}
 		}
 		if err := c.Links(id, e.links); err != nil {
-			return fmt.Errorf("memory: update anchors: links of %s: %w", id, err)
+			return nil, fmt.Errorf("links of %s: %w", id, err)
 		}
 	}
 	a := &anchorIndex{byID: make(map[uuid.UUID]int32), termIDs: make(map[string]uint32), postings: make(map[uint32][]int32)}
@@ -95,8 +117,7 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 		a.byID[f.id] = r
 		a.rows = append(a.rows, row)
 	}
-	i.anchors = a
-	return nil
+	return a, nil
 }
 
 // canonicalOf is the LinkID of the canonical of e's duplicate group: the
