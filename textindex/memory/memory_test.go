@@ -27,3 +27,22 @@ func BenchmarkMemory(b *testing.B) {
 		return idx
 	})
 }
+
+// TestLoad runs the load benchmark's harness (indextest.Load) on a small
+// corpus: every document is found, the mixed queries find something, and
+// the broad ones are broad.
+func TestLoad(t *testing.T) {
+	idx := memory.New()
+	const n = 3000
+	res, err := indextest.Load(t.Context(), idx, n, 50, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := idx.Count(t.Context()); err != nil || c != n {
+		t.Errorf("Count = %d, %v; want %d", c, err, n)
+	}
+	if res.Mixed.Queries != 50 || res.Mixed.Hits < 1 || res.Broad.Queries != 10 || res.Broad.Hits < n/3 {
+		t.Errorf("Load: %v", res)
+	}
+	t.Log(res)
+}

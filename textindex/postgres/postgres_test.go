@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -292,4 +293,40 @@ func searchDocs(t *testing.T, idx *postgres.Index, expr string) []*textindex.Doc
 		out = append(out, it.Document())
 	}
 	return out
+}
+
+// TestLoad indexes LINKSRUS_LOAD_DOCS generated documents into a fresh
+// database (indextest.Load) and logs the insert rate, the database's size
+// and search latencies. It is too slow for CI and runs only when asked:
+//
+//	LINKSRUS_LOAD_DOCS=1000000 LINKSRUS_TEST_PG=... go test -run TestLoad -v -timeout 3h ./textindex/postgres/
+func TestLoad(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("LINKSRUS_LOAD_DOCS"))
+	if n <= 0 {
+		t.Skip("load test skipped: set LINKSRUS_LOAD_DOCS (e.g. 1000000) to run it")
+	}
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := postgres.Open(t.Context(), dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	res, err := indextest.Load(t.Context(), idx, n, 200, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var size, docs, anchors int64
+	err = conn.QueryRow(t.Context(), `SELECT pg_database_size(current_database()),
+		pg_total_relation_size('textindex_documents') + pg_total_relation_size('textindex_links'),
+		pg_total_relation_size('textindex_anchors')`).Scan(&size, &docs, &anchors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("postgres: %v; database %d MiB (%.0f bytes/document; documents and links %d MiB, anchor text %d MiB)",
+		res, size>>20, float64(size)/float64(n), docs>>20, anchors>>20)
 }
