@@ -529,10 +529,12 @@ func testConcurrentIndexing(t *testing.T, idx textindex.Indexer) {
 					}
 					for it.Next() {
 					}
-					if err := it.Error(); err != nil {
-						errs <- err
-					}
+					err = it.Error()
 					it.Close()
+					if err != nil {
+						errs <- err // one error a worker at most: errs holds one each
+						return
+					}
 				}
 			}
 		})

@@ -294,9 +294,20 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // anchor text's ranked alike times its weight (anchorWeight) when it holds
 // the query, and the score relevance + the prior
 // (textindex.Weights.Prior). The anchor texts holding the query are found
-// first, through their GIN indexes, and joined to the hits, rather than
-// each hit's anchor text looked up and tested (the facet of a broad query
-// took half the time so, 100k documents).
+// first, through their GIN indexes (anchored), rather than each hit's
+// anchor text looked up and tested (the facet of a broad query took half
+// the time so, 100k documents).
+//
+// No hit is joined to the anchor text, which a planner that misjudges how
+// many hits a query has (a fresh table, words in most documents) made a
+// nested loop over both (5.3 s for two words in 97,705 of 100,000
+// documents), or a hash of the hits' whole rows: the page is the best of
+// two small sets, the best hits by their own fields' score alone (best:
+// as many as the page needs, counted from the first) and the hits whose
+// anchor text holds the query (boosted), found from that anchor text by
+// the documents' key. Any hit on the page is in one of them: one
+// without anchor text scores its own fields', and every hit above it in
+// that order is above it on the page too.
 const pageSQL = `
 	WITH q AS MATERIALIZED (
 		SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe
@@ -304,14 +315,28 @@ const pageSQL = `
 		SELECT a.link_id, q.anchor * (ts_rank(a.tsv, q.qe) + %[7]s) AS rank
 		FROM textindex_anchors a, q
 		WHERE q.anchor > 0 AND %[6]s
-	), hits AS (
-		SELECT d.link_id, r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) AS score, r.rel
-		FROM textindex_documents d
-			LEFT JOIN anchored a ON a.link_id = d.link_id,
-			q,
-			LATERAL (SELECT %[8]g * (ts_rank(q.w, d.tsv, q.qe) + %[9]s + coalesce(a.rank, 0)) AS rel) r
+	), best AS (
+		SELECT r.link_id, r.page_rank, r.rank
+		FROM (
+			SELECT d.link_id, d.page_rank, (ts_rank(q.w, d.tsv, q.qe) + %[9]s)::FLOAT8 AS rank
+			FROM textindex_documents d, q
+			WHERE %[10]s
+		) r, q
+		ORDER BY %[8]g * r.rank + q.prior * ln(1 + greatest(r.page_rank, 0)) DESC, r.link_id
+		LIMIT $%[11]d::BIGINT + $%[12]d::BIGINT
+	), boosted AS (
+		SELECT d.link_id, d.page_rank, (ts_rank(q.w, d.tsv, q.qe) + %[9]s)::FLOAT8 AS rank, a.rank AS anchor
+		FROM anchored a JOIN textindex_documents d ON d.link_id = a.link_id, q
 		WHERE %[10]s
-		ORDER BY score DESC, d.link_id
+	), hits AS (
+		SELECT c.link_id, r.rel + q.prior * ln(1 + greatest(c.page_rank, 0)) AS score, r.rel
+		FROM (
+			SELECT link_id, page_rank, rank, anchor FROM boosted
+			UNION ALL
+			SELECT link_id, page_rank, rank, 0 FROM best WHERE link_id NOT IN (SELECT link_id FROM boosted)
+		) c, q,
+			LATERAL (SELECT %[8]g * (c.rank + c.anchor) AS rel) r
+		ORDER BY score DESC, c.link_id
 		LIMIT $%[11]d OFFSET $%[12]d
 	)
 	SELECT d.link_id, d.url, %[13]s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8,

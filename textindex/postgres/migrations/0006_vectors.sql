@@ -7,6 +7,14 @@
 -- row by row.
 ALTER TABLE textindex_documents DROP COLUMN tsv;
 ALTER TABLE textindex_documents ADD COLUMN tsv TSVECTOR NOT NULL DEFAULT '';
+-- A search ranks every hit by its vectors: kept in the row (compressed,
+-- out of it only when the row would not fit a page) they are read with
+-- it, where out of line each took lookups in the TOAST table (a word in
+-- all of 100,000 documents ranked in 119 ms instead of 533). The text,
+-- which a search reads for the page it returns only, leaves the row
+-- first.
+ALTER TABLE textindex_documents ALTER COLUMN tsv SET STORAGE MAIN, ALTER COLUMN stems SET STORAGE MAIN;
+ALTER TABLE textindex_anchors ALTER COLUMN tsv SET STORAGE MAIN, ALTER COLUMN stems SET STORAGE MAIN;
 DROP INDEX textindex_documents_stems_idx;
 DROP INDEX textindex_anchors_tsv_idx;
 DROP INDEX textindex_anchors_stems_idx;

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linksrus/linksrus/internal/pgtest"
+	"github.com/linksrus/linksrus/textindex"
+	"github.com/linksrus/linksrus/textindex/indextest"
+	"github.com/linksrus/linksrus/textindex/internal/terms"
+)
+
+// fullRankingSQL ranks every hit with its anchor text joined, as pageSQL
+// did before it took the page from the best hits by their own fields and
+// the hits with anchor text: the reference its pages must equal. Its
+// verbs are pageSQL's.
+const fullRankingSQL = `
+	WITH q AS MATERIALIZED (
+		SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe
+	), anchored AS MATERIALIZED (
+		SELECT a.link_id, q.anchor * (ts_rank(a.tsv, q.qe) + %[7]s) AS rank
+		FROM textindex_anchors a, q
+		WHERE q.anchor > 0 AND %[6]s
+	)
+	SELECT d.link_id, r.rel
+	FROM textindex_documents d
+		LEFT JOIN anchored a ON a.link_id = d.link_id,
+		q,
+		LATERAL (SELECT %[8]g * (ts_rank(q.w, d.tsv, q.qe) + %[9]s + coalesce(a.rank, 0)) AS rel) r
+	WHERE %[10]s
+	ORDER BY r.rel + q.prior * ln(1 + greatest(d.page_rank, 0)) DESC, d.link_id
+	LIMIT $%[11]d OFFSET $%[12]d -- %[13]s`
+
+// TestPageEqualsFullRanking checks that a search's pages are those of the
+// full ranking (fullRankingSQL), hit for hit and score for score, on a
+// generated corpus with anchor text (indextest.Load), for broad and
+// narrow words, several words, phrases and later pages.
+func TestPageEqualsFullRanking(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := Open(ctx, dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if _, err := indextest.Load(ctx, idx, 3000, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	var frequent, rare []string
+	err = idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word) FILTER (WHERE ndoc > 1000),
+		array_agg(word ORDER BY ndoc, word) FILTER (WHERE ndoc BETWEEN 5 AND 50)
+		FROM ts_stat('SELECT tsv FROM textindex_documents')`).Scan(&frequent, &rare)
+	if err != nil || len(frequent) < 4 || len(rare) < 4 {
+		t.Fatalf("words of the corpus: %d frequent, %d rare, %v", len(frequent), len(rare), err)
+	}
+	var linked []string // the words most anchor texts hold
+	err = idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word)
+		FROM (SELECT * FROM ts_stat('SELECT tsv FROM textindex_anchors') ORDER BY ndoc DESC, word LIMIT 3) s`).Scan(&linked)
+	if err != nil || len(linked) < 3 {
+		t.Fatalf("words of the anchor text: %v, %v", linked, err)
+	}
+	var text string
+	if err := idx.pool.QueryRow(ctx, `SELECT content FROM textindex_documents ORDER BY link_id LIMIT 1`).Scan(&text); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(text)
+	absent := rare[slices.IndexFunc(rare, func(w string) bool { return !slices.Contains(words, w) })]
+	queries := []textindex.Query{
+		{Expression: frequent[0]},
+		{Expression: frequent[0] + " " + frequent[1]},
+		{Expression: frequent[2] + " " + frequent[3] + " " + frequent[0]},
+		{Expression: rare[0]},
+		{Expression: rare[1] + " " + frequent[0]},
+		{Type: textindex.QueryTypePhrase, Expression: words[0] + " " + words[1]},
+		{Type: textindex.QueryTypeSearch, Expression: words[4] + ` "` + words[2] + " " + words[3] + `" -` + absent},
+		{Expression: linked[0]},
+		{Expression: linked[1] + " " + linked[2], Offset: 3},
+		{Expression: frequent[0], Offset: 60},
+		{Expression: frequent[1], Offset: 500, URLsOnly: true},
+	}
+	for _, q := range queries {
+		got := searchPage(t, idx, q, 70)
+		want := referencePage(t, idx, q, 70)
+		if len(want) == 0 {
+			t.Errorf("%+v: the reference finds nothing", q)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%+v:\n got %v\nwant %v", q, got, want)
+		}
+	}
+}
+
+// scored is a result as the comparison sees it.
+type scored struct {
+	id  uuid.UUID
+	rel float64
+}
+
+func (s scored) String() string { return fmt.Sprintf("%s/%.6f", s.id.String()[:8], s.rel) }
+
+// searchPage returns the first n results of q through Search.
+func searchPage(t *testing.T, idx *Index, q textindex.Query, n int) []scored {
+	t.Helper()
+	it, err := idx.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []scored
+	for len(out) < n && it.Next() {
+		out = append(out, scored{it.Document().LinkID, it.Document().Relevance})
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// referencePage returns the first n results of q as fullRankingSQL ranks
+// them, built as Search builds its statement.
+func referencePage(t *testing.T, idx *Index, q textindex.Query, n int) []scored {
+	t.Helper()
+	s, _ := searchOf(q)
+	w, err := textindex.WeightsOf(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
+	if !ok {
+		t.Fatalf("%+v: no statement", q)
+	}
+	where := "d.indexed AND " + match + " AND " + canonicalSQL
+	stemRank, anchorStemRank := "0", "0"
+	if stemmed != "" {
+		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
+		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
+	}
+	k := len(args)
+	sql := fmt.Sprintf(fullRankingSQL, k+1, k+2, k+3, k+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, k+5, k+6, "")
+	args = append(args, rankWeights(w), w.Stem, w.PageRank, anchorWeight(w), n, int64(q.Offset))
+	rows, err := idx.pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (scored, error) {
+		var s scored
+		err := r.Scan(&s.id, &s.rel)
+		return s, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
