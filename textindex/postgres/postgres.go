@@ -29,8 +29,9 @@
 // the other backends do) and writes both vectors; a query's words and
 // phrases are tsqueries of the same terms. So PostgreSQL's text parser
 // never runs: all backends split text alike, and an indexing server does
-// not parse every page twice. Large values are compressed with LZ4 where
-// the server has it.
+// not parse every page twice. The vectors stay in their row (a search
+// reads them for every hit); a page's text, links and anchor texts are
+// compressed with LZ4 where the server has it.
 //
 // # Ranking
 //

@@ -157,11 +157,30 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	if !s.Positive() {
 		return pager.New(q, 0, nil), nil
 	}
-	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
+	where, page, args, ok := searchSQL(s, q, pageSQL)
 	if !ok {
 		return pager.New(q, 0, nil), nil
 	}
-	where := "d.indexed AND " + match + " AND " + canonicalSQL
+	var total int64
+	err = i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents d WHERE `+where, args...).Scan(&total)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
+	}
+	return pager.New(q, uint64(total), func(offset uint64, limit int) ([]*textindex.Document, error) {
+		return i.fetchPage(ctx, page, !q.URLsOnly, pageArgs(args, weights, limit, offset))
+	}), nil
+}
+
+// searchSQL returns the condition on the hits of s, a search for q, and
+// the statement of a page of them made from tmpl (pageSQL, whose verbs it
+// fills), and the parameters both take; ok is false when s can match no
+// document.
+func searchSQL(s terms.Search, q textindex.Query, tmpl string) (where, page string, args []any, ok bool) {
+	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
+	if !ok {
+		return "", "", nil, false
+	}
+	where = "d.indexed AND " + match + " AND " + canonicalSQL
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
 		for n, site := range s.Sites {
@@ -169,11 +188,6 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		}
 		args = append(args, hosts, ports)
 		where += " AND " + onSites(len(args)-1, len(args))
-	}
-	var total int64
-	err = i.pool.QueryRow(ctx, `SELECT count(*) FROM textindex_documents d WHERE `+where, args...).Scan(&total)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: search %q: count: %w", q.Expression, closedErr(err))
 	}
 	n := len(args)
 	columns := textColumns
@@ -185,10 +199,14 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
 		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
 	}
-	page := fmt.Sprintf(pageSQL, n+1, n+2, n+3, n+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, n+5, n+6, columns)
-	return pager.New(q, uint64(total), func(offset uint64, limit int) ([]*textindex.Document, error) {
-		return i.fetchPage(ctx, page, !q.URLsOnly, append(slices.Clone(args), rankWeights(weights), weights.Stem, weights.PageRank, anchorWeight(weights), limit, int64(offset)))
-	}), nil
+	page = fmt.Sprintf(tmpl, n+1, n+2, n+3, n+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, n+5, n+6, columns)
+	return where, page, args, true
+}
+
+// pageArgs returns the parameters of a page's statement (searchSQL): the
+// search's, then the weights', the limit and the offset.
+func pageArgs(args []any, w textindex.Weights, limit int, offset uint64) []any {
+	return append(slices.Clone(args), rankWeights(w), w.Stem, w.PageRank, anchorWeight(w), limit, int64(offset))
 }
 
 // searchOf is q as a search-box query: a match query's words, a phrase

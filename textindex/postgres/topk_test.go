@@ -13,7 +13,6 @@ import (
 	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/indextest"
-	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
 // fullRankingSQL ranks every hit with its anchor text joined, as pageSQL
@@ -131,20 +130,11 @@ func referencePage(t *testing.T, idx *Index, q textindex.Query, n int) []scored 
 	if err != nil {
 		t.Fatal(err)
 	}
-	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
+	_, sql, args, ok := searchSQL(s, q, fullRankingSQL)
 	if !ok {
 		t.Fatalf("%+v: no statement", q)
 	}
-	where := "d.indexed AND " + match + " AND " + canonicalSQL
-	stemRank, anchorStemRank := "0", "0"
-	if stemmed != "" {
-		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
-		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
-	}
-	k := len(args)
-	sql := fmt.Sprintf(fullRankingSQL, k+1, k+2, k+3, k+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, k+5, k+6, "")
-	args = append(args, rankWeights(w), w.Stem, w.PageRank, anchorWeight(w), n, int64(q.Offset))
-	rows, err := idx.pool.Query(context.Background(), sql, args...)
+	rows, err := idx.pool.Query(context.Background(), sql, pageArgs(args, w, n, q.Offset)...)
 	if err != nil {
 		t.Fatal(err)
 	}
