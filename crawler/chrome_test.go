@@ -12,11 +12,11 @@ import (
 func pageText(t testing.TB, body string) string {
 	t.Helper()
 	var w, chrome bytes.Buffer
-	_, text, _, err := extractText([]byte(body), &w, &chrome)
+	s, err := extractText([]byte(body), &w, &chrome)
 	if err != nil {
 		t.Fatalf("extractText: %v", err)
 	}
-	return cleanTextBytes(text, false)
+	return cleanTextBytes(s.text(), false)
 }
 
 func TestChromeLeftOut(t *testing.T) {

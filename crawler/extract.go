@@ -16,7 +16,8 @@ import (
 // that want both: tokenizing is most of either's cost. Its results are
 // theirs, field for field.
 type PageExtractor struct {
-	links *LinkExtractor
+	links    *LinkExtractor
+	repeated repeatedText
 }
 
 // NewPageExtractor returns the combined extraction stage; detector and
@@ -75,11 +76,7 @@ func (x *PageExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	if textErr != nil {
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, textErr)
 	}
-	p.Title = cleanTextBytes(ts.title, false)
-	p.TextContent = cleanTextBytes(ts.text(), false)
-	if ts.lang != "" {
-		p.Language = ts.lang
-	}
+	ts.finish(p, base.Host, &x.repeated, chrome)
 	if x.links.lastReader {
 		p.releaseBody()
 	}

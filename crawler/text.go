@@ -35,12 +35,19 @@ import (
 //   - character references decoded, every run of whitespace collapsed to
 //     one space, invalid UTF-8 replaced with U+FFFD;
 //   - the page's chrome left out: navigation, the site's header and
-//     footer, sidebars (see chromeTag), unless nothing else is left.
+//     footer, sidebars (see chromeTag), unless nothing else is left;
+//   - the blocks its host's pages repeat left out (see repeatedText):
+//     a site's navigation and notices where nothing marks them.
 //
 // A self-closed raw-text element (<script src="a.js"/>, as XHTML writes
 // it) is empty, as an XHTML parser reads it. The title is the text of the
 // first <title> before <body> that is not inside SVG or MathML.
-type TextExtractor struct{}
+//
+// A TextExtractor learns the blocks each host repeats from the pages it
+// sees: one extractor should see a crawl's pages.
+type TextExtractor struct {
+	repeated repeatedText
+}
 
 // NewTextExtractor returns the text extraction stage.
 func NewTextExtractor() *TextExtractor { return &TextExtractor{} }
@@ -61,16 +68,33 @@ func (t *TextExtractor) Process(_ context.Context, pp pipeline.Payload) (pipelin
 	defer textBufPool.Put(chrome)
 	buf.Reset()
 	chrome.Reset()
-	title, text, lang, err := extractText(p.Body, buf, chrome)
+	s, err := extractText(p.Body, buf, chrome)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: extract text of %q: %w", p.URL, err)
 	}
-	p.Title = cleanTextBytes(title, false)
-	p.TextContent = cleanTextBytes(text, false)
-	if lang != "" {
-		p.Language = lang
+	host := ""
+	if base, err := pageURL(p); err == nil {
+		host = base.Host
 	}
+	s.finish(p, host, &t.repeated, chrome)
 	return p, nil
+}
+
+// finish fills in p's Title, TextContent and Language from the scan once
+// it is over, leaving out what host's pages repeat (unless host is "");
+// spare is a buffer of the scan's that it may reuse.
+func (s *textScan) finish(p *Payload, host string, repeated *repeatedText, spare *bytes.Buffer) {
+	p.Title = cleanTextBytes(s.title, false)
+	text := s.text()
+	if host != "" {
+		text, s.blocks.sums = repeated.leaveOut(host, text, s.textBlocks(), s.blocks.sums, spare)
+	}
+	p.TextContent = cleanTextBytes(text, false)
+	blockBufs.Put(s.blocks)
+	s.blocks = nil
+	if s.lang != "" {
+		p.Language = s.lang
+	}
 }
 
 // hidesContent reports whether a is an element whose content a reader
@@ -102,19 +126,21 @@ func isInline(a atom.Atom) bool {
 }
 
 // extractText writes the visible text of body to w, with a space for every
-// tag that separates words, and returns the text of the first <title> before <body> (nil if
-// there is none), both with character references decoded but whitespace
-// left as it is, and the language of its <html lang> ("" if it says none).
-func extractText(body []byte, w, chrome *bytes.Buffer) (title []byte, text []byte, lang string, err error) {
+// tag that separates words, and returns the scan that did it, over: its
+// title is the text of the first <title> before <body> (nil if there is
+// none), its text() the page's, both with character references decoded
+// but whitespace left as it is, and its lang the language of its <html
+// lang> ("" if it says none).
+func extractText(body []byte, w, chrome *bytes.Buffer) (*textScan, error) {
 	z := xhtml.NewTokenizer(bytes.NewReader(body))
 	s := newTextScan(w, chrome)
 	for {
 		tt := z.Next()
 		if tt == xhtml.ErrorToken {
 			if err := z.Err(); err != io.EOF {
-				return nil, nil, "", err
+				return nil, err
 			}
-			return s.title, s.text(), s.lang, nil
+			return s, nil
 		}
 		if tt == xhtml.SelfClosingTagToken && selfClosedRawText(z.Raw()) {
 			z.NextIsNotRawText() // see selfClosedRawText
@@ -144,12 +170,57 @@ type textScan struct {
 	foreign    int // depth in svg and math, whose <title> is not the page's
 	wantTitle  bool
 	titleNext  bool
+	// blocks are the spans of w between tags that separate words (see
+	// repeatedText), once they hold text; block is the one being written.
+	blocks *blockBuf
+	block  textBlock
+	inLink bool // inside <a> (not a depth: the parser closes an open <a> at the next)
+}
+
+// textBlock is a span of a page's text between two tags that separate
+// words: a paragraph, a table cell, a list item, a heading.
+type textBlock struct {
+	start, end int // in the scan's w
+	// text: the span holds more than white space; bare: some of it is
+	// outside a link; repeated: its host's pages repeat it.
+	text, bare, repeated bool
+}
+
+// blockBuf holds a page's blocks and room for their hashes, reused from
+// page to page.
+type blockBuf struct {
+	blocks []textBlock
+	sums   []blockSum
+}
+
+var blockBufs = sync.Pool{New: func() any { return new(blockBuf) }}
+
+// endBlock ends the block being written to w (at a tag that separates
+// words, or at the end of the page) and starts the next.
+func (s *textScan) endBlock() {
+	if s.block.text {
+		s.block.end = s.w.Len()
+		s.blocks.blocks = append(s.blocks.blocks, s.block)
+	}
+	s.block = textBlock{start: s.w.Len()}
+}
+
+// textBlocks returns the blocks of the page's text (text), or nil when the
+// text is the chrome's (see text).
+func (s *textScan) textBlocks() []textBlock {
+	s.endBlock()
+	if s.chromeW != nil && len(bytes.TrimSpace(s.w.Bytes())) == 0 {
+		return nil
+	}
+	return s.blocks.blocks
 }
 
 // newTextScan returns a scan writing the page's text to w and, unless
 // chrome is nil, its chrome's to chrome (see text).
 func newTextScan(w, chrome *bytes.Buffer) *textScan {
-	return &textScan{w: w, chromeW: chrome, wantTitle: true}
+	bufs := blockBufs.Get().(*blockBuf)
+	bufs.blocks = bufs.blocks[:0]
+	return &textScan{w: w, chromeW: chrome, wantTitle: true, blocks: bufs}
 }
 
 // out is where text goes now: the chrome's buffer inside chrome.
@@ -218,6 +289,10 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) (text []byte) {
 		}
 		if s.skipping == 0 && !s.rawScript {
 			s.out().Write(text)
+			if s.chrome == 0 && !blank(text) {
+				s.block.text = true
+				s.block.bare = s.block.bare || !s.inLink
+			}
 		}
 	case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 		s.titleNext = false
@@ -229,8 +304,14 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) (text []byte) {
 			return
 		}
 		s.rawScript = false
+		if a == atom.A && tt != xhtml.SelfClosingTagToken {
+			s.inLink = tt == xhtml.StartTagToken
+		}
 		// Inline elements neither separate words nor open chrome.
 		if !isInline(a) {
+			if s.chrome == 0 {
+				s.endBlock()
+			}
 			s.out().WriteByte(' ')
 			if s.chromeW != nil && tt != xhtml.SelfClosingTagToken {
 				s.trackChrome(a, z.Raw(), tt)
@@ -538,3 +619,6 @@ func decodeEntity(b []byte) (rune, int, bool) {
 	}
 	return 0, -(end + 1), true
 }
+
+// blank reports whether b is white space only.
+func blank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

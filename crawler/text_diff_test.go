@@ -103,11 +103,11 @@ func extractedText(t testing.TB, body []byte) string {
 	t.Helper()
 	var buf bytes.Buffer
 	// Without chrome: bluemonday keeps navigation, as a sanitiser must.
-	_, text, _, err := extractText(body, &buf, nil)
+	s, err := extractText(body, &buf, nil)
 	if err != nil {
 		t.Fatalf("extractText: %v", err)
 	}
-	return cleanTextBytes(text, false)
+	return cleanTextBytes(s.text(), false)
 }
 
 var textDiffCases = []string{

@@ -445,6 +445,78 @@ func TestSearchSnippetFromContent(t *testing.T) {
 	}
 }
 
+// TestSearchLeavesRepeatedTemplateOut: a site's template that nothing
+// marks as navigation (a table of links, a footer in a plain <div>) is
+// left out of its pages' text once the crawl has seen it on most of them:
+// only the first pages crawled, before it was seen repeated, match its
+// words, and every page keeps its own (#28 item 5, by repetition).
+func TestSearchLeavesRepeatedTemplateOut(t *testing.T) {
+	const pages = 12
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := 0
+		if r.URL.Path != "/" {
+			if _, err := fmt.Sscanf(r.URL.Path, "/page%d.html", &n); err != nil || n < 1 || n >= pages {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Page %d</title></head><body>`+
+			`<table><tr><td><a href="/">Home</a></td><td><a href="/page%d.html">Products</a></td><td><a href="/page%d.html">Contact</a></td></tr></table>`+
+			`<p>Widget model %d turns gears for the %s.</p>`, n, (n+1)%pages, (n+2)%pages, n, strings.Repeat("mill ", n+1))
+		if n == 0 {
+			for i := 1; i < pages; i++ {
+				fmt.Fprintf(w, `<p>See <a href="/page%d.html">model %d</a>.</p>`, i, i)
+			}
+		}
+		fmt.Fprint(w, `<div>Copyright 2026 Acme Widgets Incorporated. All rights reserved.</div></body></html>`)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	type results struct {
+		Total   uint64 `json:"total"`
+		Results []struct {
+			URL     string `json:"url"`
+			Snippet string `json:"snippet"`
+		} `json:"results"`
+	}
+	search := func(q string) results {
+		t.Helper()
+		r := linksrus(t, nil, "search", "--data", data, "--json", q)
+		var out results
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("search --json %q: %v\n%s%s", q, err, r.stdout, r.stderr)
+		}
+		return out
+	}
+	// The pages before the template was seen on 5 (crawler's
+	// repeatPages) keep it: 4 at most.
+	for _, q := range []string{"copyright acme", "contact"} {
+		if out := search(q); out.Total == 0 || out.Total > 4 {
+			t.Errorf("%q matches %d of %d pages, want the first few crawled only", q, out.Total, pages)
+		}
+	}
+	if out := search("widget gears"); out.Total != pages {
+		t.Errorf("widget gears matches %d pages, want all %d (their own text is kept)", out.Total, pages)
+	}
+	out := search("mill")
+	if out.Total != pages {
+		t.Fatalf("mill matches %d pages, want %d", out.Total, pages)
+	}
+	withTemplate := 0
+	for _, res := range out.Results {
+		if strings.Contains(res.Snippet, "Copyright") || strings.Contains(res.Snippet, "Contact") {
+			withTemplate++
+		}
+	}
+	if withTemplate > 4 {
+		t.Errorf("%d snippets show the template, want 4 at most", withTemplate)
+	}
+}
+
 // TestSearchWordForms: a crawled page is found by other forms of its
 // words, stemmed in the language it declares: "vacuuming" finds the pages
 // saying VACUUM and vacuumed, not the one saying vacuums in a page that
