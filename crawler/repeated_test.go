@@ -182,3 +182,48 @@ func TestRepeatedTextAtTheEnds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRepeatedText holds both text stages to each other while they learn a
+// host's template from one page seen again and again, and to the page's
+// text without the learning: what they leave out is whole blocks of it.
+func FuzzRepeatedText(f *testing.F) {
+	f.Add(templatePage("a.example", 1).Body)
+	f.Add([]byte(`<table><tr><td><a href=/>Home</a><td><a href=/x>x</a></table><div>one two three four five</div><p>own</p>`))
+	f.Add([]byte("<a href=/><p>a</p><p>b c d e f</p></a><div>\t\n</div><a>z"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		const page = "http://fuzz.example/p"
+		plain := together(t, page, body).TextContent
+		text, pages := NewTextExtractor(), NewPageExtractor(nil, LinkOptions{})
+		for n := range repeatPages + 1 {
+			a, b := &Payload{URL: page, Body: body}, &Payload{URL: page, Body: body}
+			if _, err := text.Process(t.Context(), a); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pages.Process(t.Context(), b); err != nil {
+				t.Fatal(err)
+			}
+			if a.TextContent != b.TextContent {
+				t.Fatalf("page %d: TextExtractor %q, PageExtractor %q", n, a.TextContent, b.TextContent)
+			}
+			if !wordsInOrder(a.TextContent, plain) {
+				t.Fatalf("page %d: text %q is not the page's %q less whole words", n, a.TextContent, plain)
+			}
+		}
+	})
+}
+
+// wordsInOrder reports whether the words of sub are words of text, in
+// order.
+func wordsInOrder(sub, text string) bool {
+	words := strings.Fields(text)
+	for _, w := range strings.Fields(sub) {
+		for len(words) > 0 && words[0] != w {
+			words = words[1:]
+		}
+		if len(words) == 0 {
+			return false
+		}
+		words = words[1:]
+	}
+	return true
+}
