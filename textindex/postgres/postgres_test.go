@@ -107,7 +107,9 @@ func TestUnstorableText(t *testing.T) {
 	}
 }
 
-// With LINKSRUS_BENCH_ANALYZE=1 the index's tables are analysed once its
+// BenchmarkPostgres runs the shared benchmarks (indextest.Bench) on a
+// fresh database. With LINKSRUS_BENCH_ANALYZE=1 the index's tables are
+// analysed once its
 // anchor text is computed, as autovacuum analyses them soon after a
 // crawl: the planner then knows how many documents hold a word, where the
 // figures without it are of a table the planner knows nothing of.
