@@ -153,6 +153,11 @@ type anchorScorer struct {
 	a       *anchorIndex
 	phrases []anchorPhrase
 	avgLen  float64
+	// held has a bit set for each row that holds the first term of some
+	// form of every unit of the query: the rows that may hold it all,
+	// found from the postings once, so that a hit without one costs a
+	// lookup rather than a scan of its row.
+	held []uint64
 	// per hit, reused: a search scores its hits one at a time
 	tf    []float64
 	found []bool
@@ -169,7 +174,7 @@ type anchorPhrase struct {
 // scorer returns the scorer of the phrases of a search (forms of its
 // units, as match builds them), nil when anchor text weighs nothing.
 func (a *anchorIndex) scorer(units []terms.Unit, w textindex.Weights) *anchorScorer {
-	if a == nil || len(a.rows) == 0 || w.Anchor == 0 {
+	if a == nil || len(a.rows) == 0 || w.Anchor == 0 || len(units) == 0 {
 		return nil
 	}
 	s := &anchorScorer{a: a, avgLen: float64(a.totalLen) / float64(len(a.rows)), found: make([]bool, len(units))}
@@ -204,6 +209,24 @@ func (a *anchorIndex) scorer(units []terms.Unit, w textindex.Weights) *anchorSco
 		}
 	}
 	s.tf = make([]float64, len(s.phrases))
+	for unit := range units {
+		bits := make([]uint64, (len(a.rows)+63)/64)
+		for _, p := range s.phrases {
+			if p.unit != unit || p.ids == nil {
+				continue
+			}
+			for _, r := range a.postings[p.ids[0]] {
+				bits[r/64] |= 1 << (r % 64)
+			}
+		}
+		if s.held == nil {
+			s.held = bits
+			continue
+		}
+		for k := range s.held {
+			s.held[k] &= bits[k]
+		}
+	}
 	return s
 }
 
@@ -237,7 +260,7 @@ func (s *anchorScorer) score(id uuid.UUID) float64 {
 		return 0
 	}
 	r, ok := s.a.byID[id]
-	if !ok {
+	if !ok || s.held[r/64]&(1<<(r%64)) == 0 {
 		return 0
 	}
 	row := &s.a.rows[r]

@@ -157,7 +157,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 	}
 	next := make([]int, len(phrases)) // per phrase, the first occurrence not behind the candidate
 
-	var hits []hit
+	hits := make([]hit, 0, len(cands))
 	tf := make([]float64, len(phrases))
 	found := make([]bool, len(units))
 candidates:
