@@ -13,9 +13,9 @@ import (
 // plain <div>. What gives it away is that it is everywhere: the same
 // navigation links and the same notice on page after page of the site.
 // repeatedText learns, per host, the blocks of text (textBlock) its pages
-// hold, and leaves out of a page's text a block that is on at least half
-// of the host's pages seen so far, and on repeatPages of them, this one
-// included, when the block is of the kind a template repeats:
+// hold, and leaves out of a page's text a block that is on at least three
+// quarters of the host's pages seen so far, and on repeatPages of them,
+// this one included, when the block is of the kind a template repeats:
 //
 //   - all of it is link text (a cell or list item that is one link: "Next",
 //     "Home", a menu entry), or
@@ -31,7 +31,9 @@ import (
 //
 // The share is what tells a template from content that pages share: the
 // PostgreSQL documentation repeats sentences such as "User name to connect
-// as." on a dozen of its 1,169 pages, which a crawl must keep.
+// as." on a dozen of its 1,169 pages, which a crawl must keep; a count
+// alone (3 pages) took them, and half of the pages seen took them from
+// pages read in file order, where the client programs' come in a row.
 //
 // It learns as the crawl goes, so the first pages of a host keep what only
 // later pages show to be repeated. A page whose every block is repeated
