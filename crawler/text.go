@@ -209,7 +209,7 @@ func (s *textScan) endBlock() {
 // text is the chrome's (see text).
 func (s *textScan) textBlocks() []textBlock {
 	s.endBlock()
-	if s.chromeW != nil && len(bytes.TrimSpace(s.w.Bytes())) == 0 {
+	if s.chromeOnly() {
 		return nil
 	}
 	return s.blocks.blocks
@@ -236,11 +236,15 @@ func (s *textScan) out() *bytes.Buffer {
 // element never closed), the chrome's text, so that no page loses all of
 // its text.
 func (s *textScan) text() []byte {
-	if s.chromeW == nil || len(bytes.TrimSpace(s.w.Bytes())) > 0 {
-		return s.w.Bytes()
+	if s.chromeOnly() {
+		return s.chromeW.Bytes()
 	}
-	return s.chromeW.Bytes()
+	return s.w.Bytes()
 }
+
+// chromeOnly reports whether the page's text is its chrome's: nothing
+// else is left (see text).
+func (s *textScan) chromeOnly() bool { return s.chromeW != nil && blank(s.w.Bytes()) }
 
 // trackChrome follows the elements that open and close chrome (see
 // chromeTag) for a tag of atom a whose raw text is raw.
