@@ -267,8 +267,8 @@ func ExampleWeights() {
 	}
 	// Output:
 	// [sql vacuum html]
-	// weights {Title:0 URL:0 Body:0 Stem:0 Anchor:0 PageRank:0}: first VACUUM
-	// weights {Title:1 URL:1 Body:1 Stem:0 Anchor:0 PageRank:0}: first Notes
+	// weights {Title:0 URL:0 Headings:0 Body:0 Stem:0 Anchor:0 PageRank:0}: first VACUUM
+	// weights {Title:1 URL:1 Headings:0 Body:1 Stem:0 Anchor:0 PageRank:0}: first Notes
 }
 
 // A word finds its other forms, in the language of each page; the form

@@ -8,15 +8,16 @@ import (
 
 // The fields of a document, as MatchedFields names them.
 const (
-	FieldTitle  = "title"
-	FieldURL    = "url"
-	FieldBody   = "body"
-	FieldAnchor = "anchor" // Document.Anchors
+	FieldTitle    = "title"
+	FieldURL      = "url"
+	FieldHeadings = "headings" // Document.Headings
+	FieldBody     = "body"
+	FieldAnchor   = "anchor" // Document.Anchors
 )
 
 // MatchedFields returns the fields of d, a search result of q, that hold a
 // word or phrase of q, as written or in another form (see Weights), in the
-// order title, url, body, anchor: where the search found d, which
+// order title, url, headings, body, anchor: where the search found d, which
 // explains its relevance beside the weights. A field is read as the index
 // reads it (the URL's path terms; the text as stored, which the index
 // reads only in its first 131,072 characters in PostgreSQL).
@@ -35,6 +36,7 @@ func MatchedFields(q Query, d *Document) []string {
 	}{
 		{FieldTitle, terms.Split(d.Title)},
 		{FieldURL, terms.URLTerms(d.URL)},
+		{FieldHeadings, terms.Split(d.Headings)},
 		{FieldBody, terms.Split(d.Content)},
 		{FieldAnchor, terms.Split(joinAnchors(d.Anchors))},
 	} {

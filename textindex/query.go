@@ -96,8 +96,8 @@ type Query struct {
 	// Document.Language); "" is English.
 	Language string
 	// URLsOnly asks for results that carry their LinkID, URL, PageRank,
-	// Relevance, ContentHash and Redirect only, not their title, text or
-	// AlsoAt: what a facet of many results counts, without reading every
+	// Relevance, ContentHash and Redirect only, not their title,
+	// headings, text or AlsoAt: what a facet of many results counts, without reading every
 	// result's stored text. The order and totals are the same.
 	URLsOnly bool
 }

@@ -111,6 +111,12 @@ type Document struct {
 	Title string
 	// Content is the page's visible text.
 	Content string
+	// Headings is the text of the page's headings (h1 to h6 outside its
+	// navigation and other chrome), one per line in page order: a field
+	// of its own (see Weights.Headings), since a heading names what its
+	// section is about. Headings are part of Content too, where they
+	// stand, so that snippets and ContentHash read the page as before.
+	Headings string
 	// Language is the language of the page's text as a BCP 47 tag ("en",
 	// "fr-CA"), as the page declares it (<html lang>, Content-Language),
 	// or "" when it does not say. A document's words are found by their

@@ -18,7 +18,9 @@ import (
 // body mentions much besides.
 //
 // The fields are the title, the words of the URL's path (URLTerms:
-// "/docs/sql-vacuum.html" is sql, vacuum, html) and the text.
+// "/docs/sql-vacuum.html" is sql, vacuum, html), the headings and the
+// text. The headings being part of the text as well (Document.Headings),
+// a word of a heading counts Headings + Body.
 //
 // A word matches its other forms too ("vacuuming" finds "vacuum" and
 // "vacuumed": all have the stem vacuum; see Document.Language and
@@ -42,6 +44,7 @@ import (
 type Weights struct {
 	Title    float64
 	URL      float64
+	Headings float64
 	Body     float64
 	Stem     float64
 	Anchor   float64
@@ -67,7 +70,7 @@ func (w Weights) Prior(pageRank float64) float64 {
 // prior of an average page is 0.1 × ln 2 ≈ 0.07, of a page a hundred times
 // as linked about 0.46, where the relevance of a page matching a query is
 // typically 3 to 30: PageRank orders pages whose text scores are close.
-var DefaultWeights = Weights{Title: 10, URL: 5, Body: 1, Stem: 0.2, Anchor: 4, PageRank: 0.1}
+var DefaultWeights = Weights{Title: 10, URL: 5, Headings: 3, Body: 1, Stem: 0.2, Anchor: 4, PageRank: 0.1}
 
 // ErrInvalidWeights is returned by Search for Weights with a negative,
 // infinite or NaN weight, or a body weight of 0 with others set.
@@ -83,7 +86,7 @@ func WeightsOf(q Query) (Weights, error) {
 	if w == (Weights{}) {
 		return DefaultWeights, nil
 	}
-	for _, v := range []float64{w.Title, w.URL, w.Body, w.Stem, w.Anchor, w.PageRank} {
+	for _, v := range []float64{w.Title, w.URL, w.Headings, w.Body, w.Stem, w.Anchor, w.PageRank} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Weights{}, fmt.Errorf("%w: %+v", ErrInvalidWeights, w)
 		}

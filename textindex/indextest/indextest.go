@@ -64,6 +64,7 @@ func Run(t *testing.T, newIndexer NewFunc) {
 		{"PageRankOrder", testPageRankOrder},
 		{"RelevanceOrder", testRelevanceOrder},
 		{"FieldWeights", testFieldWeights},
+		{"Headings", testHeadings},
 		{"WordForms", testWordForms},
 		{"URLsOnly", testURLsOnly},
 		{"PriorOrdersCloseScores", testPriorOrdersCloseScores},
@@ -185,10 +186,10 @@ func wantIDs(t *testing.T, idx textindex.Indexer, q textindex.Query, want ...*te
 func sameDoc(t *testing.T, got, want *textindex.Document) {
 	t.Helper()
 	if got.LinkID != want.LinkID || got.URL != want.URL || got.Title != want.Title ||
-		got.Content != want.Content || !got.IndexedAt.Equal(want.IndexedAt) || got.PageRank != want.PageRank {
-		t.Fatalf("document mismatch:\n got %s %q %q (%d bytes) %v %v\nwant %s %q %q (%d bytes) %v %v",
-			got.LinkID, got.URL, got.Title, len(got.Content), got.IndexedAt, got.PageRank,
-			want.LinkID, want.URL, want.Title, len(want.Content), want.IndexedAt, want.PageRank)
+		got.Content != want.Content || got.Headings != want.Headings || !got.IndexedAt.Equal(want.IndexedAt) || got.PageRank != want.PageRank {
+		t.Fatalf("document mismatch:\n got %s %q %q %q (%d bytes) %v %v\nwant %s %q %q %q (%d bytes) %v %v",
+			got.LinkID, got.URL, got.Title, got.Headings, len(got.Content), got.IndexedAt, got.PageRank,
+			want.LinkID, want.URL, want.Title, want.Headings, len(want.Content), want.IndexedAt, want.PageRank)
 	}
 }
 

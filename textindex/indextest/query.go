@@ -416,6 +416,57 @@ func testFieldWeights(t *testing.T, idx textindex.Indexer) {
 	}
 }
 
+// testHeadings: a word of a heading (Document.Headings, which the text
+// holds too) counts more than the same word in the text alone, so the
+// guide with a section "Lynx habitats" comes before the report that
+// mentions a lynx twice; with the headings weighing nothing, mentions
+// decide. A heading is read as a field of its own: its words are found
+// as a phrase, MatchedFields names it, FindByID returns it, and a
+// URLsOnly search leaves it out.
+func testHeadings(t *testing.T, idx textindex.Indexer) {
+	filler := strings.Repeat("words about forests and the animals living there ", 3)
+	guide := newDoc("Guide", "Lynx habitats\nthey keep to old "+filler)
+	guide.Headings = "Lynx habitats"
+	report := newDoc("Report", "a lynx was seen, then another lynx "+filler)
+	other := newDoc("Notes", "Habitats\nnothing to see here "+filler)
+	other.Headings = "Habitats\nSee also"
+	mustIndex(t, idx, report, guide, other)
+
+	for _, c := range []struct {
+		q    textindex.Query
+		want []uuid.UUID
+	}{
+		{match("lynx"), []uuid.UUID{guide.LinkID, report.LinkID}},
+		{phrase("lynx habitats"), []uuid.UUID{guide.LinkID}},
+		{textindex.Query{Expression: "lynx", Weights: textindex.Weights{Title: 10, URL: 5, Body: 1}}, []uuid.UUID{report.LinkID, guide.LinkID}},
+	} {
+		got, total := search(t, idx, c.q)
+		if int(total) != len(c.want) || !slices.Equal(ids(got), c.want) {
+			t.Errorf("%q with weights %+v: %v (%d in all), want %v", c.q.Expression, c.q.Weights, titles(got), total, c.want)
+		}
+	}
+	got, _ := search(t, idx, match("lynx"))
+	if len(got) > 0 {
+		if f := textindex.MatchedFields(match("lynx"), got[0]); !slices.Equal(f, []string{textindex.FieldHeadings, textindex.FieldBody}) {
+			t.Errorf("fields matched in %q: %v, want headings and body", got[0].Title, f)
+		}
+		if got[0].Headings != guide.Headings {
+			t.Errorf("search result's headings %q, want %q", got[0].Headings, guide.Headings)
+		}
+	}
+	found, err := idx.FindByID(other.LinkID)
+	if err != nil {
+		t.Fatalf("FindByID: %v", err)
+	}
+	sameDoc(t, found, other)
+	urls, _ := search(t, idx, textindex.Query{Expression: "habitats", URLsOnly: true})
+	for _, d := range urls {
+		if d.Headings != "" {
+			t.Errorf("URLsOnly result %s has headings %q", d.URL, d.Headings)
+		}
+	}
+}
+
 func testNonASCII(t *testing.T, idx textindex.Indexer) {
 	fr := newDoc("Café crème", "Une brûlée à la crème, s'il vous plaît.")
 	de := newDoc("Straße", "Größe und Übermaß.")

@@ -62,7 +62,13 @@ type entry struct {
 	// fields: most terms of a search are in neither, and this says so
 	// without reading them.
 	short uint64
-	size  int // terms in all fields
+	// head counts the terms of the headings field, nil when it has none,
+	// and headBits has bit id%64 set for each: headings can run to
+	// hundreds of terms (a reference page's every method), too many to
+	// read as the title is.
+	head     map[uint32]uint32
+	headBits uint64
+	size     int // terms in all fields
 	// links are the document's Links as package anchors encodes them
 	// (doc.Links is nil).
 	links []byte
@@ -72,13 +78,15 @@ type entry struct {
 const (
 	fieldTitle = iota
 	fieldURL
+	fieldHeadings
 	fieldBody
 	numFields
 )
 
 // weighted returns tf, a term's frequency per field, weighted by w.
 func weighted(tf [numFields]uint32, w textindex.Weights) float64 {
-	return w.Title*float64(tf[fieldTitle]) + w.URL*float64(tf[fieldURL]) + w.Body*float64(tf[fieldBody])
+	return w.Title*float64(tf[fieldTitle]) + w.URL*float64(tf[fieldURL]) +
+		w.Headings*float64(tf[fieldHeadings]) + w.Body*float64(tf[fieldBody])
 }
 
 // frequency returns term id's occurrences in each of e's fields.
@@ -88,18 +96,20 @@ func (e *entry) frequency(id uint32) [numFields]uint32 {
 	if all == 0 {
 		return tf
 	}
-	if e.short&(1<<(id%64)) == 0 {
-		tf[fieldBody] = all
-		return tf
+	bit := uint64(1) << (id % 64)
+	if e.headBits&bit != 0 {
+		tf[fieldHeadings] = e.head[id]
 	}
-	for _, f := range []int{fieldTitle, fieldURL} {
-		for _, t := range e.fields[f] {
-			if t == id {
-				tf[f]++
+	if e.short&bit != 0 {
+		for _, f := range []int{fieldTitle, fieldURL} {
+			for _, t := range e.fields[f] {
+				if t == id {
+					tf[f]++
+				}
 			}
 		}
 	}
-	tf[fieldBody] = all - tf[fieldTitle] - tf[fieldURL]
+	tf[fieldBody] = all - tf[fieldTitle] - tf[fieldURL] - tf[fieldHeadings]
 	return tf
 }
 
@@ -173,6 +183,7 @@ func (i *Index) Index(doc *textindex.Document) error {
 func split(doc *textindex.Document) (f [numFields][]string, stems [numFields]int) {
 	f[fieldTitle] = terms.Split(doc.Title)
 	f[fieldURL] = terms.URLTerms(doc.URL)
+	f[fieldHeadings] = terms.Split(doc.Headings)
 	f[fieldBody] = terms.Split(doc.Content)
 	st := terms.StemmerFor(doc.Language)
 	for n, ts := range f {
@@ -220,8 +231,15 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 			}
 			e.fields[f][n] = id
 			e.tf[id]++
-			if f != fieldBody {
+			switch f {
+			case fieldTitle, fieldURL:
 				e.short |= 1 << (id % 64)
+			case fieldHeadings:
+				if e.head == nil {
+					e.head = make(map[uint32]uint32)
+				}
+				e.head[id]++
+				e.headBits |= 1 << (id % 64)
 			}
 		}
 		e.size += len(fw)

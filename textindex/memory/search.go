@@ -395,7 +395,7 @@ func (it *iterator) Document() *textindex.Document {
 	d := it.cur.doc
 	d.Relevance = it.rel
 	if it.urlsOnly {
-		d.Title, d.Content, d.AlsoAt = "", "", nil
+		d.Title, d.Content, d.Headings, d.AlsoAt = "", "", "", nil
 	} else {
 		d.AlsoAt = slices.Clone(d.AlsoAt)
 		d.Anchors = it.anchors.textsOf(d.LinkID)

@@ -37,6 +37,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		// as text, element by element.
 		ids                  = make([][16]byte, len(docs))
 		urls, titles, bodies = make([]string, len(docs)), make([]string, len(docs)), make([]string, len(docs))
+		headings             = make([]string, len(docs))
 		urlTermsOf, langs    = make([]string, len(docs)), make([]string, len(docs))
 		exact, stems         = make([]pgtype.TSVector, len(docs)), make([]pgtype.TSVector, len(docs))
 		times                = make([]time.Time, len(docs))
@@ -50,8 +51,9 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
 		hashes[n], redirects[n], langs[n] = sanitize(d.ContentHash), d.Redirect, sanitize(d.Language)
 		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
+		headings[n] = sanitize(d.Headings)
 		urlTermsOf[n] = urlTerms(urls[n])
-		exact[n], stems[n] = v.document(titles[n], urlTermsOf[n], bodies[n], terms.StemmerFor(d.Language))
+		exact[n], stems[n] = v.document(titles[n], urlTermsOf[n], headings[n], bodies[n], terms.StemmerFor(d.Language))
 		links[n] = anchors.Encode(d.Links)
 	}
 	err = withRetry(context.Background(), func(ctx context.Context) error {
@@ -61,17 +63,17 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 				SELECT link_id, links FROM unnest($1::UUID[], $13::BYTEA[]) AS l (link_id, links)
 				ON CONFLICT (link_id) DO UPDATE SET links = excluded.links
 			)
-			INSERT INTO textindex_documents (link_id, url, title, content, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, tsv, stems)
-			SELECT link_id, url, title, content, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, tsv, stems
-			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
+			INSERT INTO textindex_documents (link_id, url, title, content, headings, indexed_at, page_rank, indexed, content_hash, redirect, url_terms, lang, tsv, stems)
+			SELECT link_id, url, title, content, headings, indexed_at, page_rank, true, NULLIF(content_hash, ''), redirect, url_terms, lang, tsv, stems
+			FROM unnest($1::UUID[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $14::TEXT[], $5::TIMESTAMPTZ[], $6::DOUBLE PRECISION[],
 				$7::TEXT[], $8::BOOL[], $9::TEXT[], $10::TEXT[], $11::TSVECTOR[], $12::TSVECTOR[])
-				AS d (link_id, url, title, content, indexed_at, page_rank, content_hash, redirect, url_terms, lang, tsv, stems)
+				AS d (link_id, url, title, content, headings, indexed_at, page_rank, content_hash, redirect, url_terms, lang, tsv, stems)
 			ON CONFLICT (link_id) DO UPDATE SET
-				url = excluded.url, title = excluded.title, content = excluded.content, url_terms = excluded.url_terms,
-				indexed_at = excluded.indexed_at, indexed = true,
+				url = excluded.url, title = excluded.title, content = excluded.content, headings = excluded.headings,
+				url_terms = excluded.url_terms, indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect,
 				lang = excluded.lang, tsv = excluded.tsv, stems = excluded.stems`,
-			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, exact, stems, links)
+			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, exact, stems, links, headings)
 		return err
 	})
 	if err != nil {

@@ -107,13 +107,17 @@ var fills = map[int]func(ctx context.Context, tx pgx.Tx) error{
 // before, a few hundred at a time in LinkID order, each in the language
 // of its document (the stems of a document stored before languages were
 // kept are English), and then indexes them.
+//
+// It runs right after 0006, so always on a table without the headings
+// of 0007, even when an index is migrated past both at once: the
+// documents it reads have none.
 func fillVectors(ctx context.Context, tx pgx.Tx) error {
 	v := newVectors()
 	err := refill(ctx, tx, `SELECT link_id, title, url_terms, content, lang FROM textindex_documents
 		WHERE indexed AND link_id > $1 ORDER BY link_id LIMIT 500`,
 		`UPDATE textindex_documents d SET tsv = s.tsv, stems = s.stems`,
 		func(cols []string) (pgtype.TSVector, pgtype.TSVector) {
-			return v.document(cols[0], cols[1], cols[2], terms.StemmerFor(cols[3]))
+			return v.document(cols[0], cols[1], "", cols[2], terms.StemmerFor(cols[3]))
 		})
 	if err != nil {
 		return fmt.Errorf("documents: %w", err)

@@ -24,14 +24,14 @@
 //
 // Documents live in textindex_documents with two tsvectors, each with a
 // GIN index: tsv, the terms as written, and stems, their stems in the
-// document's language; title, URL path terms (column url_terms) and text
-// are labelled A, B and D. The program finds the terms (package terms, as
-// the other backends do) and writes both vectors; a query's words and
-// phrases are tsqueries of the same terms. So PostgreSQL's text parser
-// never runs: all backends split text alike, and an indexing server does
-// not parse every page twice. The vectors stay in their row (a search
-// reads them for every hit); a page's text, links and anchor texts are
-// compressed with LZ4 where the server has it.
+// document's language; title, URL path terms (column url_terms), headings
+// and text are labelled A, B, C and D. The program finds the terms
+// (package terms, as the other backends do) and writes both vectors; a
+// query's words and phrases are tsqueries of the same terms. So
+// PostgreSQL's text parser never runs: all backends split text alike, and
+// an indexing server does not parse every page twice. The vectors stay in
+// their row (a search reads them for every hit); a page's text, links and
+// anchor texts are compressed with LZ4 where the server has it.
 //
 // # Ranking
 //

@@ -275,6 +275,32 @@ func TestMigrateVectors(t *testing.T) {
 	}
 }
 
+// TestMigrateHeadings opens an index written before headings (migrations
+// 1 to 6, vectors written by the program): its documents keep their
+// vectors, are found as before, without headings, and have the headings
+// they are indexed with again.
+func TestMigrateHeadings(t *testing.T) {
+	old := uuid.New()
+	idx := openOld(t, 6, fmt.Sprintf(`INSERT INTO textindex_documents (link_id, url, title, content, url_terms, indexed_at, indexed, tsv) VALUES
+		('%s', 'https://example.com/lynx', 'Notes', 'Lynx habitats of the north', 'lynx', now(), true,
+			setweight(to_tsvector('simple', 'Notes'), 'A') || setweight(to_tsvector('simple', 'lynx'), 'B') ||
+			setweight(to_tsvector('simple', 'Lynx habitats of the north'), 'D'))`, old))
+	if got := searchDocs(t, idx, "habitats"); len(got) != 1 || got[0].LinkID != old || got[0].Headings != "" {
+		t.Fatalf("habitats after migration: %+v", got)
+	}
+	if d, err := idx.FindByID(old); err != nil || d.Headings != "" || d.Content != "Lynx habitats of the north" {
+		t.Fatalf("document of before: %+v, %v", d, err)
+	}
+	doc := &textindex.Document{LinkID: old, URL: "https://example.com/lynx", Title: "Notes",
+		Content: "Lynx habitats\nof the north", Headings: "Lynx habitats", IndexedAt: time.Now()}
+	if err := idx.Index(doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchDocs(t, idx, "habitats"); len(got) != 1 || got[0].Headings != doc.Headings {
+		t.Errorf("habitats once indexed again: %+v", got)
+	}
+}
+
 // openOld writes, in a database of its own, an index with only its first
 // version migrations applied, runs stmts on it, and opens it as a program
 // of today does, migrating it.

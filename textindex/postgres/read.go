@@ -37,7 +37,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		anchorT *string
 	)
 	row := i.pool.QueryRow(ctx, `
-		SELECT link_id, url, title, content, indexed_at, page_rank, coalesce(content_hash, ''), redirect, lang,
+		SELECT link_id, url, title, content, headings, indexed_at, page_rank, coalesce(content_hash, ''), redirect, lang,
 			coalesce((SELECT o.link_id FROM textindex_documents o
 				WHERE o.content_hash = d.content_hash AND o.indexed
 				ORDER BY `+canonicalOrder("o")+` LIMIT 1), d.link_id),
@@ -117,14 +117,14 @@ func (i *Index) alsoAt(ctx context.Context, docs []*textindex.Document) error {
 	return rows.Err()
 }
 
-// scanDoc reads link_id, url, title, content, indexed_at, page_rank,
-// content_hash (coalesced to ”), redirect, lang.
+// scanDoc reads link_id, url, title, content, headings, indexed_at,
+// page_rank, content_hash (coalesced to ”), redirect, lang.
 func scanDoc(row pgx.Row, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
 		indexedAt *time.Time
 	)
-	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &doc.PageRank, &doc.ContentHash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&doc.LinkID, &doc.URL, &doc.Title, &doc.Content, &doc.Headings, &indexedAt, &doc.PageRank, &doc.ContentHash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
 		return nil, err
 	}
 	if indexedAt != nil {
@@ -306,11 +306,11 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // holds the query (querySQL), what the stems add to the anchor text's rank
 // (q.stem times their rank, or 0), tsRankScale, what the stems add to the
 // fields' rank, the condition on hits, the limit and offset parameters'
-// numbers, and the title and text columns (textColumns, or noTextColumns
-// for URLsOnly: no TOASTed text is read). The relevance is the rank of
-// the words as written plus Weights.Stem times the stems', plus the
-// anchor text's ranked alike times its weight (anchorWeight) when it holds
-// the query, and the score relevance + the prior
+// numbers, and the title, text and headings columns (textColumns, or
+// noTextColumns for URLsOnly: no TOASTed text is read). The relevance is
+// the rank of the words as written plus Weights.Stem times the stems',
+// plus the anchor text's ranked alike times its weight (anchorWeight)
+// when it holds the query, and the score relevance + the prior
 // (textindex.Weights.Prior). The anchor texts holding the query are found
 // first, through their GIN indexes (anchored), rather than each hit's
 // anchor text looked up and tested (the facet of a broad query took half
@@ -362,10 +362,11 @@ const pageSQL = `
 	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
 	ORDER BY hits.score DESC, hits.link_id`
 
-// The title and text columns of a page of results, or none (URLsOnly).
+// The title, text and headings columns of a page of results, or none
+// (URLsOnly).
 const (
-	textColumns   = "d.title, d.content"
-	noTextColumns = "'', ''"
+	textColumns   = "d.title, d.content, d.headings"
+	noTextColumns = "'', '', ''"
 )
 
 // planned is how a search's statements are sent: as unnamed statements
@@ -451,13 +452,23 @@ const tsRankScale = 50.0
 // fields' (rankWeights): Weights.Anchor as the fields' weights are
 // scaled, and ten times that for the label's 0.1.
 func anchorWeight(w textindex.Weights) float64 {
-	return 10 * w.Anchor / max(w.Title, w.URL, w.Body)
+	return 10 * w.Anchor / topWeight(w)
 }
 
 // rankWeights returns w as ts_rank's weights of the labels D, C, B and A
-// (text, unused, URL, title; see migration 0003), scaled so that the
-// largest is 1, the most ts_rank accepts.
+// (text, headings, URL, title; see vectors.go), scaled so that the
+// largest is 1, the most ts_rank accepts. A word of a heading is in the
+// text too, at positions labelled C and D: ts_rank counts the heavier in
+// full and the other in part, so that the heading lifts the word above
+// the same word in the text alone, as Headings + Body does in the other
+// backends.
 func rankWeights(w textindex.Weights) []float32 {
-	top := max(w.Title, w.URL, w.Body)
-	return []float32{float32(w.Body / top), 0, float32(w.URL / top), float32(w.Title / top)}
+	top := topWeight(w)
+	return []float32{float32(w.Body / top), float32(w.Headings / top), float32(w.URL / top), float32(w.Title / top)}
+}
+
+// topWeight is the largest of the fields' weights, which rankWeights
+// scales to 1.
+func topWeight(w textindex.Weights) float64 {
+	return max(w.Title, w.URL, w.Headings, w.Body)
 }

@@ -25,17 +25,25 @@ const (
 
 // How much of each field is indexed, in characters, so that a document's
 // tsvectors stay within PostgreSQL's limits; the stored text is never cut.
+//
+// The headings come before the text, so each of their terms takes a
+// position from it (a phrase of the text past maxPosition no longer
+// matches): 8192 characters hold the hundreds of headings of a long
+// reference page, and are some 1,400 terms of usual length, under a
+// tenth of the positions.
 const (
-	maxTitleChars = 4096
-	maxURLChars   = 4096
-	maxBodyChars  = 131072
+	maxTitleChars    = 4096
+	maxURLChars      = 4096
+	maxHeadingsChars = 8192
+	maxBodyChars     = 131072
 )
 
 // Labels of the fields in both tsvectors (see rankWeights).
 const (
-	labelTitle = pgtype.TSVectorWeightA
-	labelURL   = pgtype.TSVectorWeightB
-	labelBody  = pgtype.TSVectorWeightD
+	labelTitle    = pgtype.TSVectorWeightA
+	labelURL      = pgtype.TSVectorWeightB
+	labelHeadings = pgtype.TSVectorWeightC
+	labelBody     = pgtype.TSVectorWeightD
 )
 
 // vectors builds a text's tsvector of its terms as written and that of
@@ -54,11 +62,17 @@ func newVectors() *vectors {
 }
 
 // document returns the tsvectors of a document's title, URL path terms
-// (urlTerms, space-separated) and text, as written and as stems.
-func (v *vectors) document(title, urlTerms, body string, st terms.Stemmer) (exact, stems pgtype.TSVector) {
+// (urlTerms, space-separated), headings and text, as written and as stems.
+func (v *vectors) document(title, urlTerms, headings, body string, st terms.Stemmer) (exact, stems pgtype.TSVector) {
 	v.st = st
 	v.field(title, maxTitleChars, labelTitle)
 	v.field(urlTerms, maxURLChars, labelURL)
+	// An empty field after another still takes a position (the gap): no
+	// headings take none, so that a document without them has the
+	// vectors it had before headings were indexed (see migration 0007).
+	if headings != "" {
+		v.field(headings, maxHeadingsChars, labelHeadings)
+	}
 	v.field(body, maxBodyChars, labelBody)
 	return v.exact.vector(), v.stems.vector()
 }

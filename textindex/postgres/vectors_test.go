@@ -13,17 +13,29 @@ import (
 
 // TestDocumentVectors checks the vectors' lexemes, positions and labels:
 // the terms as the other backends split them, fields a position apart,
-// stems of the stemmed terms only, counted among themselves.
+// stems of the stemmed terms only, counted among themselves; headings
+// labelled C between the URL and the text, and no headings taking no
+// position, so that a document without them has the vectors of before.
 func TestDocumentVectors(t *testing.T) {
-	exact, stems := newVectors().document("The pg_hba.conf File", "auth pg hba", "Tables were vacuumed.", terms.StemmerFor("en"))
-	want := "'auth':7B 'conf':4A 'file':5A 'hba':3A,9B 'pg':2A,8B 'tables':11 'the':1A 'vacuumed':13 'were':12"
-	if got := exact.String(); got != want {
-		t.Errorf("exact:\n got %s\nwant %s", got, want)
-	}
-	// "the" and "were" are stop words: no stems, no positions.
-	want = "'auth':6B 'conf':3A 'file':4A 'hba':2A,8B 'pg':1A,7B 'tabl':10 'vacuum':11"
-	if got := stems.String(); got != want {
-		t.Errorf("stems:\n got %s\nwant %s", got, want)
+	for _, c := range []struct {
+		title, urlTerms, headings, body string
+		exact, stems                    string
+	}{
+		// "the" and "were" are stop words: no stems, no positions.
+		{"The pg_hba.conf File", "auth pg hba", "", "Tables were vacuumed.",
+			"'auth':7B 'conf':4A 'file':5A 'hba':3A,9B 'pg':2A,8B 'tables':11 'the':1A 'vacuumed':13 'were':12",
+			"'auth':6B 'conf':3A 'file':4A 'hba':2A,8B 'pg':1A,7B 'tabl':10 'vacuum':11"},
+		{"Setup", "auth", "Vacuuming\nThe Tables", "Vacuuming the tables.",
+			"'auth':3B 'setup':1A 'tables':7C,11 'the':6C,10 'vacuuming':5C,9",
+			"'auth':3B 'setup':1A 'tabl':6C,9 'vacuum':5C,8"},
+	} {
+		exact, stems := newVectors().document(c.title, c.urlTerms, c.headings, c.body, terms.StemmerFor("en"))
+		if got := exact.String(); got != c.exact {
+			t.Errorf("exact of %q:\n got %s\nwant %s", c.headings, got, c.exact)
+		}
+		if got := stems.String(); got != c.stems {
+			t.Errorf("stems of %q:\n got %s\nwant %s", c.headings, got, c.stems)
+		}
 	}
 }
 
@@ -34,7 +46,7 @@ func TestDocumentVectors(t *testing.T) {
 func TestVectorBounds(t *testing.T) {
 	long := strings.Repeat("x", maxLexeme+1)
 	body := long + " " + strings.Repeat("word ", 20000) + "late " + strings.Repeat("é", maxBodyChars) + " cut"
-	exact, _ := newVectors().document("", "", body, terms.StemmerFor(""))
+	exact, _ := newVectors().document("", "", "", body, terms.StemmerFor(""))
 	got := make(map[string][]pgtype.TSVectorPosition)
 	for _, l := range exact.Lexemes {
 		got[l.Word] = l.Positions
@@ -86,7 +98,7 @@ func FuzzDocumentVectors(f *testing.F) {
 	reused := newVectors()
 	f.Fuzz(func(t *testing.T, text, lang string) {
 		st := terms.StemmerFor(lang)
-		exact, stems := newVectors().document(text, text, text, st)
+		exact, stems := newVectors().document(text, text, text, text, st)
 		checkVector(t, exact)
 		checkVector(t, stems)
 		var want []string
@@ -104,7 +116,7 @@ func FuzzDocumentVectors(f *testing.F) {
 		if !slices.Equal(words, want) {
 			t.Fatalf("lexemes %q, want the terms %q", words, want)
 		}
-		again, againStems := reused.document(text, text, text, st)
+		again, againStems := reused.document(text, text, text, text, st)
 		if fmt.Sprint(again, againStems) != fmt.Sprint(exact, stems) {
 			t.Fatalf("a reused vectors gave %v %v, a new one %v %v", again, againStems, exact, stems)
 		}

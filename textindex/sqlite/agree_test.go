@@ -17,10 +17,11 @@ import (
 )
 
 // TestRelevanceAgreesWithMemory: the memory backend computes what FTS5's
-// bm25 computes, fields, word forms and anchor text included, so that the
-// two order results alike: over a random corpus whose pages link to each
-// other, every query gives the same documents with the same relevance in
-// both (to the last bits, which the order of a sum's terms changes).
+// bm25 computes, fields (headings too), word forms and anchor text
+// included, so that the two order results alike: over a random corpus
+// whose pages link to each other, every query gives the same documents
+// with the same relevance in both (to the last bits, which the order of a
+// sum's terms changes).
 func TestRelevanceAgreesWithMemory(t *testing.T) {
 	ctx := context.Background()
 	words := strings.Fields("vacuum vacuuming table tables index indexes key keys foreign psql terminal query queries the of run running")
@@ -42,6 +43,16 @@ func TestRelevanceAgreesWithMemory(t *testing.T) {
 			Content:   text(5 + rng.IntN(40)),
 			IndexedAt: time.Now().UTC().Truncate(time.Microsecond),
 		}
+		// Half the pages have headings, one or two, which their text
+		// holds too, as the crawler keeps it.
+		if rng.IntN(2) == 0 {
+			var hs []string
+			for range 1 + rng.IntN(2) {
+				hs = append(hs, strings.TrimSpace(text(1+rng.IntN(3))))
+			}
+			docs[n].Headings = strings.Join(hs, "\n")
+			docs[n].Content = docs[n].Headings + "\n" + docs[n].Content
+		}
 	}
 	for _, d := range docs {
 		for range rng.IntN(8) {
@@ -60,7 +71,8 @@ func TestRelevanceAgreesWithMemory(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"vacuum", "vacuuming tables", "foreign key", `"foreign key"`, "psql terminal", "the", "running queries -index"} {
-		for _, w := range []textindex.Weights{{Title: 10, URL: 5, Body: 1, Stem: 0.2}, {}, {Title: 1, Body: 1, Stem: 0.5, Anchor: 7}} {
+		for _, w := range []textindex.Weights{{Title: 10, URL: 5, Body: 1, Stem: 0.2}, {Title: 10, URL: 5, Headings: 3, Body: 1, Stem: 0.2},
+			{}, {Title: 1, Body: 1, Stem: 0.5, Anchor: 7}, {Headings: 8, Body: 1, Stem: 0.5}} {
 			query := textindex.Query{Type: textindex.QueryTypeSearch, Expression: q, Weights: w}
 			a, b := results(t, sq, query), results(t, mem, query)
 			if len(a) != len(b) || len(a) == 0 {

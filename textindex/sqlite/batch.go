@@ -191,7 +191,7 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 			return fmt.Errorf("insert docs rows: %w", err)
 		}
 	}
-	args := make([]any, 0, 8*len(alone))
+	args := make([]any, 0, 9*len(alone))
 	linkArgs := make([]any, 0, 4*len(alone))
 	for _, a := range alone {
 		d := a.doc
@@ -199,11 +199,11 @@ func insertAlone(ctx context.Context, w *writer, text *textBatch, alone []aloneD
 		if d.ContentHash != "" {
 			hash = d.ContentHash
 		}
-		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect, d.Language)
+		args = append(args, a.id, d.URL, d.Title, d.Content, textindex.Timestamp(d.IndexedAt).Format(time.RFC3339Nano), hash, d.Redirect, d.Language, d.Headings)
 		linkArgs = append(linkArgs, a.id, d.URL, d.Language, links[d])
 		text.set(a.id, false, fields[d])
 	}
-	if err := execRows(ctx, w, insertBodiesPrefix, "", 8, args); err != nil {
+	if err := execRows(ctx, w, insertBodiesPrefix, "", 9, args); err != nil {
 		return fmt.Errorf("store documents: %w", err)
 	}
 	// Alone, a document has no row here yet either.
@@ -217,6 +217,6 @@ const (
 	insertScoresPrefix = `INSERT INTO docs (link_id, page_rank) VALUES `
 	setScoresSuffix    = ` ON CONFLICT (link_id) DO UPDATE SET page_rank = excluded.page_rank`
 	insertDocsPrefix   = `INSERT INTO docs (id, link_id, page_rank) VALUES `
-	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang) VALUES `
+	insertBodiesPrefix = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang, headings) VALUES `
 	insertLinksPrefix  = `INSERT INTO doc_links (id, url, lang, links) VALUES `
 )

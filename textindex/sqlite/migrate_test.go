@@ -111,6 +111,11 @@ func TestMigrateWordForms(t *testing.T) {
 func openOld(t *testing.T, version int, stmts ...string) *Index {
 	t.Helper()
 	ctx := context.Background()
+	// The old migrations call the package's SQL functions, which Open
+	// would register only after them.
+	if err := registerFuncs(); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "index.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -172,5 +177,49 @@ func TestMigrateAnchors(t *testing.T) {
 	}
 	if got := searchDocs(t, idx, "terminal"); len(got) != 1 || got[0].LinkID != old {
 		t.Errorf("terminal after migration: %v", got)
+	}
+}
+
+// TestMigrateHeadings opens an index written before headings (schema
+// version 6): its full-text table is rebuilt with a headings field, its
+// documents stay found and have no headings, and a page indexed since
+// with a heading comes first for the heading's word, though the page of
+// before mentions it more (and last when headings weigh nothing).
+func TestMigrateHeadings(t *testing.T) {
+	old := uuid.New()
+	idx := openOld(t, 6, fmt.Sprintf(`INSERT INTO docs (id, link_id) VALUES (1, X'%x');
+		INSERT INTO bodies (id, url, title, content, indexed_at, lang) VALUES
+			(1, 'https://example.com/notes', 'Notes', 'upgrades of the cluster; upgrades need a restart', '2026-01-01T00:00:00Z', 'en');
+		INSERT INTO docs_fts (rowid, title, url, body) VALUES (1, 'Notes', 'notes', 'upgrades of the cluster; upgrades need a restart')`, old[:]))
+	d, err := idx.FindByID(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Headings != "" || d.Content != "upgrades of the cluster; upgrades need a restart" {
+		t.Errorf("document of before: headings %q, content %q", d.Headings, d.Content)
+	}
+	if got := searchDocs(t, idx, "restarting"); len(got) != 1 || got[0].LinkID != old {
+		t.Errorf("restarting (a stem of the text) after migration: %v", got)
+	}
+	guide := &textindex.Document{LinkID: uuid.New(), URL: "https://example.com/guide", Title: "Guide",
+		Headings: "Upgrades", Content: "Upgrades\nstop the cluster, then start it again",
+		IndexedAt: time.Now().UTC().Truncate(time.Microsecond)}
+	if err := idx.Index(guide); err != nil {
+		t.Fatal(err)
+	}
+	got := searchDocs(t, idx, "upgrades")
+	if len(got) != 2 || got[0].LinkID != guide.LinkID || got[1].LinkID != old {
+		t.Fatalf("upgrades: %v, want the guide (%v), whose heading it is, then %v", got, guide.LinkID, old)
+	}
+	if got[0].Headings != guide.Headings || got[1].Headings != "" {
+		t.Errorf("upgrades: headings %q and %q, want %q and none", got[0].Headings, got[1].Headings, guide.Headings)
+	}
+	it, err := idx.Search(textindex.Query{Expression: "upgrades", Weights: textindex.Weights{Title: 10, URL: 5, Body: 1, Stem: 0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if !it.Next() || it.Document().LinkID != old {
+		t.Errorf("upgrades, the headings weighing nothing: the page of before, which mentions it twice, is not first")
 	}
 }

@@ -26,7 +26,7 @@ func (i *Index) FindByID(linkID uuid.UUID) (*textindex.Document, error) {
 		anchorT sql.NullString
 	)
 	row := i.db.QueryRowContext(ctx, `
-		SELECT d.link_id, d.page_rank, b.url, b.title, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, b.canon, l.links, a.texts
+		SELECT d.link_id, d.page_rank, b.url, b.title, b.headings, b.content, b.indexed_at, b.content_hash, b.redirect, b.lang, b.canon, l.links, a.texts
 		FROM docs d JOIN bodies b ON b.id = d.id LEFT JOIN doc_links l ON l.id = d.id LEFT JOIN anchors a ON a.id = d.id AND b.canon
 		WHERE d.link_id = ?`, linkID[:])
 	doc, err := scanDoc(row, &canon, &links, &anchorT)
@@ -103,8 +103,8 @@ const alsoAtQuery = `
 		WHERE content_hash IN (SELECT value FROM json_each(?)) AND NOT canon
 	) WHERE n <= ? ORDER BY content_hash, n`
 
-// scanDoc reads the columns link_id, page_rank, url, title, content,
-// indexed_at, content_hash, redirect, lang.
+// scanDoc reads the columns link_id, page_rank, url, title, headings,
+// content, indexed_at, content_hash, redirect, lang.
 func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Document, error) {
 	var (
 		doc       textindex.Document
@@ -112,7 +112,7 @@ func scanDoc(row interface{ Scan(...any) error }, extra ...any) (*textindex.Docu
 		indexedAt string
 		hash      sql.NullString
 	)
-	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Content, &indexedAt, &hash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&linkID, &doc.PageRank, &doc.URL, &doc.Title, &doc.Headings, &doc.Content, &indexedAt, &hash, &doc.Redirect, &doc.Language}, extra...)...); err != nil {
 		return nil, err
 	}
 	doc.ContentHash = hash.String
@@ -234,9 +234,9 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 
 // pageQuery ranks the hits over rowids and the small docs rows, and joins
 // only the requested page back to the stored text. The verbs are the
-// title and text columns (textColumns, or noTextColumns for URLsOnly,
-// whose rows SQLite then reads no further than the URL) and a condition
-// on the hit's URL (onSites), or none.
+// title, headings and text columns (textColumns, or noTextColumns for
+// URLsOnly, whose rows SQLite then reads no further than the URL) and a
+// condition on the hit's URL (onSites), or none.
 //
 // The anchor text's BM25 (anchors_fts's, over its own rows) is added to
 // the fields': the hits of docs_fts whose anchor text holds the query are
@@ -251,7 +251,7 @@ const pageQuery = `
 	FROM (
 		SELECT d.id, d.link_id, d.page_rank, ? * ln(1 + max(d.page_rank, 0)) + (-h.r - coalesce(a.r, 0)) AS score,
 			-h.r - coalesce(a.r, 0) AS rel
-		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
+		FROM (SELECT rowid AS id, bm25(docs_fts, ?, ?, ?, ?, ?, ?, ?, ?) AS r FROM docs_fts WHERE docs_fts MATCH ?) h
 		JOIN docs d ON d.id = h.id
 		LEFT JOIN a ON a.id = h.id
 		%s
@@ -263,8 +263,8 @@ const pageQuery = `
 	ORDER BY p.score DESC, p.link_id`
 
 const (
-	textColumns    = "b.title, b.content"
-	noTextColumns  = "'', ''"
+	textColumns    = "b.title, b.headings, b.content"
+	noTextColumns  = "'', '', ''"
 	anchorColumn   = "an.texts"
 	noAnchorColumn = "NULL"
 	anchorJoin     = "LEFT JOIN anchors an ON an.id = p.id"
@@ -290,7 +290,8 @@ func (i *Index) fetchPage(ctx context.Context, expr, anchorExpr, site string, w 
 		anchorExpr = `""`
 	}
 	args := []any{w.Anchor, w.Stem * w.Anchor, anchorExpr,
-		w.PageRank, w.Title, w.URL, w.Body, w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Body, expr}
+		w.PageRank, w.Title, w.URL, w.Headings, w.Body,
+		w.Stem * w.Title, w.Stem * w.URL, w.Stem * w.Headings, w.Stem * w.Body, expr}
 	all, sites := pageQueryAll, pageQuerySites
 	if urlsOnly {
 		all, sites = urlsQueryAll, urlsQuerySites

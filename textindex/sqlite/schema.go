@@ -116,6 +116,28 @@ var migrations = []string{
 		contentless_delete = 1,
 		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*' tokenchars '` + terms.StemMark + `'"
 	);`,
+	// Headings (see textindex.Document.Headings and Weights.Headings): a
+	// document's headings, stored with it and indexed as a field of their
+	// own, as written and as stems, between the URL and the text (the
+	// order of Weights, which bm25 is given the columns' weights in). An
+	// FTS5 table takes no new column, so docs_fts is rebuilt from the
+	// stored bodies, as for the fields and the word forms. Documents of
+	// before have no headings (their text holds them still) until they
+	// are indexed again.
+	`ALTER TABLE bodies ADD COLUMN headings TEXT NOT NULL DEFAULT '';
+	DROP TABLE docs_fts;
+	CREATE VIRTUAL TABLE docs_fts USING fts5 (
+		title, url, headings, body, title_stems, url_stems, headings_stems, body_stems,
+		content = '',
+		contentless_delete = 1,
+		tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M*' tokenchars '` + terms.StemMark + `'"
+	);
+	INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', 16);
+	INSERT INTO docs_fts (rowid, title, url, headings, body, title_stems, url_stems, headings_stems, body_stems)
+		SELECT id, linksrus_text(title), linksrus_url_terms(url), linksrus_text(headings), linksrus_text(content),
+			linksrus_stems(title, lang), linksrus_stems(linksrus_url_terms(url), lang),
+			linksrus_stems(headings, lang), linksrus_stems(content, lang)
+		FROM bodies WHERE canon ORDER BY id;`,
 }
 
 // migrate brings the schema up to date in one immediate transaction, so

@@ -20,10 +20,10 @@ import (
 //     matching that a look-alike URL could fool.
 //   - linksrus_url_terms(url): the terms of url's path, space-separated, as
 //     the url column of docs_fts holds them (textindex.URLTerms), for the
-//     migration that fills that column from the stored URLs.
+//     migrations that rebuild docs_fts from the stored bodies.
 //   - linksrus_text(text) and linksrus_stems(text, lang): text as an exact
 //     column of docs_fts holds it, and its stems in language lang as the
-//     column of its stems does (see fieldsOf), for the same migration.
+//     column of its stems does (see fieldsOf), for the same migrations.
 var registerFuncs = sync.OnceValue(func() error {
 	err := sqlite.RegisterDeterministicScalarFunction("linksrus_url_terms", 1,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {

@@ -33,18 +33,17 @@
 // fails with textindex.ErrCorrupt, and its transaction is not committed.
 //
 // Three tables share one rowid: docs (LinkID and PageRank, small rows),
-// bodies (URL, title, content, time) and docs_fts, a contentless FTS5 table
-// over the title and content that stores only the inverted index, so the
+// bodies (URL, title, headings, content, time) and docs_fts, a contentless
+// FTS5 table over the fields that stores only the inverted index, so the
 // text is not stored twice. A score recorded for a page not indexed yet is a
 // docs row without a bodies or docs_fts row, which no search can reach.
 //
 // # Ranking
 //
 // Relevance is FTS5's bm25() (negated so that higher is better) over the
-// columns title, url (the URL's path terms) and body, weighted by the
-// query's textindex.Weights; the score is relevance + the prior of PageRank
-// (textindex.Weights.Prior: SQLite's ln), ties broken
-// by LinkID. Ranking and counting run over rowids and the small docs
+// columns title, url (the URL's path terms), headings and body, weighted
+// by the query's textindex.Weights; the score is relevance + the prior of
+// PageRank (textindex.Weights.Prior: SQLite's ln), ties broken by LinkID. Ranking and counting run over rowids and the small docs
 // rows; only the page of results being returned is joined back to bodies, so
 // a broad query does not read the text of every hit.
 //

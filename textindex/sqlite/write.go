@@ -130,7 +130,7 @@ func indexOp(doc *textindex.Document, fields ftsFields, links []byte) func(ctx c
 			hadText, same bool
 			leftGroup     sql.NullString
 		)
-		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL, doc.Language).Scan(&hadText, &same, &leftGroup)
+		err := w.stmts[stmtDropBody].QueryRowContext(ctx, id, hash, doc.Redirect, doc.URL, doc.Language, doc.Headings).Scan(&hadText, &same, &leftGroup)
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // a new document
 		case err != nil:
@@ -147,7 +147,7 @@ func indexOp(doc *textindex.Document, fields ftsFields, links []byte) func(ctx c
 			canon     bool
 			displaced sql.NullInt64
 		)
-		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, doc.Language).
+		err = w.stmts[stmtPutBody].QueryRowContext(ctx, id, doc.URL, doc.Title, doc.Content, indexedAt, hash, doc.Redirect, doc.Language, doc.Headings).
 			Scan(&canon, &displaced)
 		if err != nil {
 			return fmt.Errorf("store document: %w", err)
@@ -179,10 +179,10 @@ func indexOp(doc *textindex.Document, fields ftsFields, links []byte) func(ctx c
 // canonical, now that the canonical left it (its row is already gone).
 func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) error {
 	var (
-		next                      int64
-		url, title, content, lang string
+		next                                int64
+		url, title, headings, content, lang string
 	)
-	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &url, &title, &content, &lang)
+	err := w.stmts[stmtNextInGroup].QueryRowContext(ctx, hash).Scan(&next, &url, &title, &headings, &content, &lang)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // the group is empty
 	}
@@ -192,6 +192,6 @@ func promoteNext(ctx context.Context, w *writer, text *textBatch, hash string) e
 	if err := w.exec(ctx, stmtSetCanon, true, next); err != nil {
 		return fmt.Errorf("promote the next canonical of %s: %w", hash, err)
 	}
-	text.set(next, false, fieldsOf(url, title, content, lang))
+	text.set(next, false, fieldsOf(url, title, headings, content, lang))
 	return nil
 }

@@ -55,26 +55,31 @@ type textRow struct {
 
 // ftsFields is a document's text as docs_fts's columns hold it: its
 // fields, then their stems.
-type ftsFields struct{ title, url, body, titleStems, urlStems, bodyStems string }
+type ftsFields struct {
+	title, url, headings, body                     string
+	titleStems, urlStems, headingsStems, bodyStems string
+}
 
 // fieldsOf returns the docs_fts columns of the document at url, in
 // language lang.
-func fieldsOf(url, title, content, lang string) ftsFields {
+func fieldsOf(url, title, headings, content, lang string) ftsFields {
 	st := terms.StemmerFor(lang)
 	urlTerms := terms.URLTerms(url)
 	return ftsFields{
-		title:      exactText(title),
-		url:        strings.Join(urlTerms, " "),
-		body:       exactText(content),
-		titleStems: stemText(title, st),
-		urlStems:   strings.Join(st.Stems(urlTerms), " "),
-		bodyStems:  stemText(content, st),
+		title:         exactText(title),
+		url:           strings.Join(urlTerms, " "),
+		headings:      exactText(headings),
+		body:          exactText(content),
+		titleStems:    stemText(title, st),
+		urlStems:      strings.Join(st.Stems(urlTerms), " "),
+		headingsStems: stemText(headings, st),
+		bodyStems:     stemText(content, st),
 	}
 }
 
 // docFields returns the docs_fts columns of doc.
 func docFields(doc *textindex.Document) ftsFields {
-	return fieldsOf(doc.URL, doc.Title, doc.Content, doc.Language)
+	return fieldsOf(doc.URL, doc.Title, doc.Headings, doc.Content, doc.Language)
 }
 
 // exactText returns text as an exact column holds it: the stem mark,
@@ -144,19 +149,19 @@ func (b *textBatch) flush(ctx context.Context, w *writer) error {
 		}
 	}
 	if len(inserts) > 0 {
-		args := make([]any, 0, 7*len(inserts))
+		args := make([]any, 0, 9*len(inserts))
 		for _, id := range inserts {
 			t := b.rows[id].text
-			args = append(args, id, t.title, t.url, t.body, t.titleStems, t.urlStems, t.bodyStems)
+			args = append(args, id, t.title, t.url, t.headings, t.body, t.titleStems, t.urlStems, t.headingsStems, t.bodyStems)
 		}
-		if err := execRows(ctx, w, insertTextsPrefix, "", 7, args); err != nil {
+		if err := execRows(ctx, w, insertTextsPrefix, "", 9, args); err != nil {
 			return fmt.Errorf("index text: %w", err)
 		}
 	}
 	return nil
 }
 
-const insertTextsPrefix = `INSERT INTO docs_fts (rowid, title, url, body, title_stems, url_stems, body_stems) VALUES `
+const insertTextsPrefix = `INSERT INTO docs_fts (rowid, title, url, headings, body, title_stems, url_stems, headings_stems, body_stems) VALUES `
 
 // execRows runs prefix, rows of width parameters each taken from args,
 // then suffix, as many rows a statement as maxParams allows. Rows are
@@ -202,18 +207,21 @@ const (
 	stmtDeleteTexts = `DELETE FROM docs_fts WHERE rowid IN (SELECT value FROM json_each(?))`
 	// stmtDropBody removes a replaced document's row, saying whether it
 	// had text in docs_fts, whether the new version (hash ?2, redirect ?3,
-	// URL ?4, language ?5) keeps its place in the same group with the same
-	// text and stems, and, for a canonical that leaves its group, the
-	// group's hash: the common cases scan no string.
+	// URL ?4, language ?5, headings ?6) keeps its place in the same group
+	// with the same text and stems, and, for a canonical that leaves its
+	// group, the group's hash: the common cases scan no string. The
+	// headings are compared since the hash (of the title and text) leaves
+	// them out: a page restyled, its text the same, may have other
+	// headings.
 	stmtDropBody = `DELETE FROM bodies WHERE id = ?1 RETURNING canon,
-		coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4 AND lang = ?5, 0) AS same,
+		coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4 AND lang = ?5 AND headings = ?6, 0) AS same,
 		CASE WHEN canon AND NOT coalesce(content_hash = ?2 AND redirect = ?3 AND url = ?4, 0) THEN content_hash END AS h`
 	// stmtPutBody stores a document's row and works out in the same
 	// statement whether it is its group's canonical: no canonical of its
 	// hash comes before it in canonical order (a document without a hash
 	// always is). It returns that, and the canonical it displaces, if any.
-	stmtPutBody = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang, canon)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NOT EXISTS (
+	stmtPutBody = `INSERT INTO bodies (id, url, title, content, indexed_at, content_hash, redirect, lang, headings, canon)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NOT EXISTS (
 			SELECT 1 FROM bodies c WHERE c.content_hash = ?6 AND c.canon
 			AND (c.redirect, length(CAST(c.url AS BLOB)), c.url) <= (?7, length(CAST(?2 AS BLOB)), ?2)))
 		RETURNING canon, (SELECT c.id FROM bodies c WHERE c.content_hash = ?6 AND c.canon AND c.id != ?1) AS d`
@@ -225,7 +233,7 @@ const (
 	// document has.
 	stmtFindHashes  = `SELECT DISTINCT content_hash FROM bodies WHERE content_hash IN (SELECT value FROM json_each(?))`
 	stmtLastDocID   = `SELECT coalesce(max(id), 0) FROM docs`
-	stmtNextInGroup = `SELECT id, url, title, content, lang FROM bodies WHERE content_hash = ?
+	stmtNextInGroup = `SELECT id, url, title, headings, content, lang FROM bodies WHERE content_hash = ?
 		ORDER BY redirect, length(CAST(url AS BLOB)), url LIMIT 1`
 	stmtSetCanon = `UPDATE bodies SET canon = ? WHERE id = ?`
 	// stmtPutLinks stores a document's links, URL and language (see

@@ -51,8 +51,8 @@ func TestGroupWithRepeatedDocument(t *testing.T) {
 		t.Fatalf("Index: %v", err)
 	}
 	ops := []*writeOp{
-		newOp(indexOp(&textindex.Document{LinkID: id, Content: "first beta"}, fieldsOf("", "", "first beta", ""), nil)),
-		newOp(indexOp(&textindex.Document{LinkID: id, Content: "second gamma"}, fieldsOf("", "", "second gamma", ""), nil)),
+		newOp(indexOp(&textindex.Document{LinkID: id, Content: "first beta"}, fieldsOf("", "", "", "first beta", ""), nil)),
+		newOp(indexOp(&textindex.Document{LinkID: id, Content: "second gamma"}, fieldsOf("", "", "", "second gamma", ""), nil)),
 	}
 	idx.w.leader <- struct{}{}
 	idx.w.commitGroup(ops)
