@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/terms"
 )
 
@@ -138,6 +140,37 @@ func TestTSQuery(t *testing.T) {
 	} {
 		if got, ok := tsquery(c.words); got != c.want || ok != c.ok {
 			t.Errorf("tsquery(%q) = %q, %v; want %q, %v", c.words, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestRankWeights: the labels' weights are at most 1, the largest 1; the
+// headings' label makes a word found in a heading and the text outrank
+// the word once in the text by BM25F's ratio (1.69 for the default
+// weights: ts_rank then adds C to the text's D); no weight for the
+// headings gives them none.
+func TestRankWeights(t *testing.T) {
+	for _, c := range []struct {
+		w         textindex.Weights
+		wantRatio float64 // (D + C) / D, or for C > D: (C + D/4) / D
+	}{
+		{textindex.DefaultWeights, 1.692},
+		{textindex.Weights{Title: 10, URL: 5, Body: 1}, 1},
+		{textindex.Weights{Headings: 8, Body: 1}, 1.941},
+		{textindex.Weights{Headings: 1, Body: 1}, 1.375},
+		{textindex.Weights{Headings: 100, Body: 1}, 2.174},
+	} {
+		r := rankWeights(c.w)
+		if slices.Max(r) != 1 || slices.Min(r) < 0 {
+			t.Errorf("%+v: weights %v, want the largest 1 and none negative", c.w, r)
+		}
+		d, h := float64(r[0]), float64(r[1])
+		ratio := (d + h) / d
+		if h > d {
+			ratio = (h + d/4) / d
+		}
+		if math.Abs(ratio-c.wantRatio) > 0.001 {
+			t.Errorf("%+v: weights %v rank a heading's word %.3f times the text's, want %.3f", c.w, r, ratio, c.wantRatio)
 		}
 	}
 }
