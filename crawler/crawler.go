@@ -154,7 +154,7 @@ func payloadBytes(pp pipeline.Payload) int64 {
 	if !ok {
 		return 0
 	}
-	return int64(len(p.Body) + len(p.TextContent) + len(p.Title))
+	return int64(len(p.Body) + len(p.TextContent) + len(p.Headings) + len(p.Title))
 }
 
 // passThrough is a processor that forwards its payload unchanged.

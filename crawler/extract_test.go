@@ -56,12 +56,15 @@ func sameExtraction(a, b *Payload) string {
 		return "title"
 	case a.TextContent != b.TextContent:
 		return "text"
+	case a.Headings != b.Headings:
+		return "headings"
 	}
 	return ""
 }
 
 // extractionCases are pages that exercise both extractors' corners.
 var extractionCases = []string{
+	`<nav><h2>Menu</h2></nav><h1>One <em>two</em></h1><p>x<h2>Open<h3>Next</h3><script><h4>no</h4></script>`,
 	`<html><head><title>T &amp; t</title><base href="/sub/"><meta name="robots" content="noindex"></head>
 	 <body><p>One <b>two</b></p><a href="a.html">a</a><a rel="nofollow" href="/n">n</a>
 	 <script>var x = "<a href='/s'>";</script><style>a{}</style><svg><title>no</title></svg>

@@ -180,6 +180,7 @@ func (t *TextIndexer) document(p *Payload, now time.Time) *textindex.Document {
 		URL:         url,
 		Title:       p.Title,
 		Content:     p.TextContent,
+		Headings:    p.Headings,
 		Language:    p.Language,
 		Links:       links(p),
 		IndexedAt:   now,

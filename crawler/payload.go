@@ -89,6 +89,9 @@ type Payload struct {
 	// Set by the text extraction stage.
 	Title       string
 	TextContent string
+	// Headings is the text of the page's headings in TextContent, a line
+	// each, which the index weighs as a field of their own.
+	Headings string
 	// Language is the language the page declares for its text, a BCP 47
 	// tag: its <html lang>, else the first of the response's
 	// Content-Language (set by the fetch stage, or an import), else "".
@@ -152,7 +155,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.LinkTexts = append(c.LinkTexts[:0], p.LinkTexts...)
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow
-	c.Title, c.TextContent, c.Language = p.Title, p.TextContent, p.Language
+	c.Title, c.TextContent, c.Headings, c.Language = p.Title, p.TextContent, p.Headings, p.Language
 	c.outcome = p.outcome
 	if p.track != nil {
 		p.track.refs.Add(1)

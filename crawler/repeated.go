@@ -119,6 +119,12 @@ func (r *repeatedText) leaveOut(host string, text []byte, blocks []textBlock, su
 		i = j
 	}
 	shard.mu.Unlock()
+	if repeated == len(blocks) {
+		// Nothing is left out of a page that is all template.
+		for n := range blocks {
+			blocks[n].repeated = false
+		}
+	}
 	if repeated == 0 || repeated == len(blocks) {
 		return text, sums
 	}

@@ -190,6 +190,7 @@ func FuzzRepeatedText(f *testing.F) {
 	f.Add(templatePage("a.example", 1).Body)
 	f.Add([]byte(`<table><tr><td><a href=/>Home</a><td><a href=/x>x</a></table><div>one two three four five</div><p>own</p>`))
 	f.Add([]byte("<a href=/><p>a</p><p>b c d e f</p></a><div>\t\n</div><a>z"))
+	f.Add([]byte("<h1>a b</h1><h2>c<h3>d e f g h</h3><nav><h4>n</h4></nav><h5>x<br>y</h5><h6>open"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		const page = "http://fuzz.example/p"
 		plain := together(t, page, body).TextContent
@@ -202,8 +203,11 @@ func FuzzRepeatedText(f *testing.F) {
 			if _, err := pages.Process(t.Context(), b); err != nil {
 				t.Fatal(err)
 			}
-			if a.TextContent != b.TextContent {
-				t.Fatalf("page %d: TextExtractor %q, PageExtractor %q", n, a.TextContent, b.TextContent)
+			if a.TextContent != b.TextContent || a.Headings != b.Headings {
+				t.Fatalf("page %d: TextExtractor %q, headings %q; PageExtractor %q, headings %q", n, a.TextContent, a.Headings, b.TextContent, b.Headings)
+			}
+			if len(a.Headings) > maxHeadingsBytes || !wordsInOrder(a.Headings, a.TextContent) {
+				t.Fatalf("page %d: headings %q (%d bytes) are not words of the text %q in order", n, a.Headings, len(a.Headings), a.TextContent)
 			}
 			if !wordsInOrder(a.TextContent, plain) {
 				t.Fatalf("page %d: text %q is not the page's %q less whole words", n, a.TextContent, plain)

@@ -39,6 +39,12 @@ import (
 //   - the blocks its host's pages repeat left out (see repeatedText):
 //     a site's navigation and notices where nothing marks them.
 //
+// The text of the headings (h1 to h6) that stay in the text is
+// Payload.Headings as well, a line each, for the index to weigh as a field
+// of its own: at most maxHeadingBytes of a heading (a longer one is a
+// broken or abused tag, not a heading) and the first maxHeadingsBytes of
+// them all.
+//
 // A self-closed raw-text element (<script src="a.js"/>, as XHTML writes
 // it) is empty, as an XHTML parser reads it. The title is the text of the
 // first <title> before <body> that is not inside SVG or MathML.
@@ -90,6 +96,7 @@ func (s *textScan) finish(p *Payload, host string, repeated *repeatedText, spare
 		text, s.blocks.sums = repeated.leaveOut(host, text, s.textBlocks(), s.blocks.sums, spare)
 	}
 	p.TextContent = cleanTextBytes(text, false)
+	p.Headings = s.headingsText()
 	blockBufs.Put(s.blocks)
 	s.blocks = nil
 	if s.lang != "" {
@@ -175,22 +182,106 @@ type textScan struct {
 	blocks *blockBuf
 	block  textBlock
 	inLink bool // inside <a> (not a depth: the parser closes an open <a> at the next)
+	// heading is set inside a heading whose text starts at headingStart
+	// in w (headings do not nest: a parser closes one at the next).
+	heading      bool
+	headingStart int
 }
+
+// Bounds of Payload.Headings: a heading longer than maxHeadingBytes is
+// not one (a tag left open, a page in a heading), and a reference page
+// can have thousands (rustdoc makes every method's signature an <h4>),
+// of which the first maxHeadingsBytes say what the page is about.
+const (
+	maxHeadingBytes  = 512
+	maxHeadingsBytes = 8 << 10
+)
+
+// isHeading reports whether a is h1 to h6.
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// endHeading ends the heading being read, keeping its span of w unless it
+// is too long to be a heading.
+func (s *textScan) endHeading() {
+	if !s.heading {
+		return
+	}
+	s.heading = false
+	if end := s.w.Len(); end-s.headingStart <= maxHeadingBytes {
+		s.blocks.headings = append(s.blocks.headings, span{s.headingStart, end})
+	}
+}
+
+// headingsText returns the text of the page's headings once the scan is
+// over (see TextExtractor): those not in a block its host's pages repeat
+// (finish has marked them), a line each. It reads the blocks, so it runs
+// before they go back to their pool.
+func (s *textScan) headingsText() string {
+	if s.chromeOnly() {
+		return "" // the headings read were not in the text (see text)
+	}
+	var b strings.Builder
+	blocks := s.blocks.blocks
+	for _, h := range s.blocks.headings {
+		for len(blocks) > 0 && blocks[0].end <= h.start {
+			blocks = blocks[1:]
+		}
+		if repeatedIn(blocks, h) {
+			continue
+		}
+		text := cleanTextBytes(s.w.Bytes()[h.start:h.end], false)
+		if text == "" {
+			continue
+		}
+		if b.Len()+len(text) > maxHeadingsBytes {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(text)
+	}
+	return b.String()
+}
+
+// repeatedIn reports whether a block of blocks (in page order) within h
+// was left out as repeated.
+func repeatedIn(blocks []textBlock, h span) bool {
+	for _, b := range blocks {
+		if b.start >= h.end {
+			return false
+		}
+		if b.repeated {
+			return true
+		}
+	}
+	return false
+}
+
+// span is a part of a scan's w.
+type span struct{ start, end int }
 
 // textBlock is a span of a page's text between two tags that separate
 // words: a paragraph, a table cell, a list item, a heading.
 type textBlock struct {
 	start, end int // in the scan's w
 	// text: the span holds more than white space; bare: some of it is
-	// outside a link; repeated: its host's pages repeat it.
+	// outside a link; repeated: it is left out, its host's pages repeating it.
 	text, bare, repeated bool
 }
 
 // blockBuf holds a page's blocks and room for their hashes, reused from
 // page to page.
 type blockBuf struct {
-	blocks []textBlock
-	sums   []blockSum
+	blocks   []textBlock
+	sums     []blockSum
+	headings []span
 }
 
 var blockBufs = sync.Pool{New: func() any { return new(blockBuf) }}
@@ -219,7 +310,7 @@ func (s *textScan) textBlocks() []textBlock {
 // chrome is nil, its chrome's to chrome (see text).
 func newTextScan(w, chrome *bytes.Buffer) *textScan {
 	bufs := blockBufs.Get().(*blockBuf)
-	bufs.blocks = bufs.blocks[:0]
+	bufs.blocks, bufs.headings = bufs.blocks[:0], bufs.headings[:0]
 	return &textScan{w: w, chromeW: chrome, wantTitle: true, blocks: bufs}
 }
 
@@ -315,6 +406,11 @@ func (s *textScan) token(z *xhtml.Tokenizer, tt xhtml.TokenType) (text []byte) {
 		if !isInline(a) {
 			if s.chrome == 0 {
 				s.endBlock()
+			}
+			if isHeading(a) && tt != xhtml.SelfClosingTagToken {
+				s.endHeading()
+				s.heading = tt == xhtml.StartTagToken && s.chrome == 0 && s.skipping == 0
+				s.headingStart = s.w.Len()
 			}
 			s.out().WriteByte(' ')
 			if s.chromeW != nil && tt != xhtml.SelfClosingTagToken {
@@ -498,6 +594,18 @@ func textAtom(name []byte) atom.Atom {
 		return atom.Main
 	case "section":
 		return atom.Section
+	case "h1":
+		return atom.H1
+	case "h2":
+		return atom.H2
+	case "h3":
+		return atom.H3
+	case "h4":
+		return atom.H4
+	case "h5":
+		return atom.H5
+	case "h6":
+		return atom.H6
 	}
 	return 0
 }

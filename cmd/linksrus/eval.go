@@ -258,17 +258,16 @@ func baseNote(outcomes []relevance.Outcome, base string) string {
 }
 
 // weightsFlag is a --weights value: name=weight pairs separated by
-// commas, of the fields title, url and body, of a word's other forms,
-// stem, of anchor text, anchor, and of the prior, pagerank; a weight left
-// out is
-// textindex.DefaultWeights'.
+// commas, of the fields title, url, headings and body, of a word's other
+// forms, stem, of anchor text, anchor, and of the prior, pagerank; a
+// weight left out is textindex.DefaultWeights'.
 type weightsFlag textindex.Weights
 
 func (w *weightsFlag) String() string {
 	if w == nil || *w == (weightsFlag{}) {
 		return ""
 	}
-	return fmt.Sprintf("title=%g,url=%g,body=%g,stem=%g,anchor=%g,pagerank=%g", w.Title, w.URL, w.Body, w.Stem, w.Anchor, w.PageRank)
+	return fmt.Sprintf("title=%g,url=%g,headings=%g,body=%g,stem=%g,anchor=%g,pagerank=%g", w.Title, w.URL, w.Headings, w.Body, w.Stem, w.Anchor, w.PageRank)
 }
 
 func (w *weightsFlag) Set(v string) error {
@@ -284,6 +283,8 @@ func (w *weightsFlag) Set(v string) error {
 			out.Title = f
 		case "url":
 			out.URL = f
+		case "headings":
+			out.Headings = f
 		case "body":
 			out.Body = f
 		case "stem":
@@ -293,7 +294,7 @@ func (w *weightsFlag) Set(v string) error {
 		case "pagerank":
 			out.PageRank = f
 		default:
-			return fmt.Errorf("unknown weight %q: the weights are title, url, body, stem, anchor and pagerank", name)
+			return fmt.Errorf("unknown weight %q: the weights are title, url, headings, body, stem, anchor and pagerank", name)
 		}
 	}
 	if _, err := textindex.WeightsOf(textindex.Query{Weights: out}); err != nil {

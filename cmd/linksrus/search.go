@@ -27,7 +27,7 @@ type searchResult struct {
 	Prior     float64 `json:"prior"`
 	Score     float64 `json:"score"`
 	// Fields are where the page holds the query's words: title, url,
-	// body, anchor (the words of other pages' links to it).
+	// headings, body, anchor (the words of other pages' links to it).
 	Fields []string `json:"fields,omitempty"`
 	// AlsoAt are the URLs with the same text (duplicates, redirects),
 	// which the index shows as this one result.

@@ -683,3 +683,49 @@ func TestSearchAnchorText(t *testing.T) {
 	}
 	check("after a recrawl in which the linking pages were not modified")
 }
+
+// TestSearchHeadings: a page's headings are a field of the embedded
+// index: the page with a section "Replication slots" comes before the one
+// that mentions replication twice in its text, and search --json says the
+// word was found in its headings; a heading in the site's navigation is
+// not one.
+func TestSearchHeadings(t *testing.T) {
+	filler := strings.Repeat("Words about databases and how they keep data. ", 4)
+	pages := map[string]string{
+		"/":           `<html><head><title>Home</title></head><body><nav><h2>Replication menu</h2><a href="/slots.html">Slots</a> <a href="/log.html">Log</a></nav><p>Welcome.</p></body></html>`,
+		"/slots.html": `<html><head><title>Slots</title></head><body><h2>Replication slots</h2><p>They keep the log. ` + filler + `</p></body></html>`,
+		"/log.html":   `<html><head><title>Log</title></head><body><p>The log is sent by replication; replication can lag. ` + filler + `</p></body></html>`,
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := linksrus(t, nil, "search", "--data", data, "--json", "replication")
+	var out struct {
+		Results []struct {
+			URL    string   `json:"url"`
+			Fields []string `json:"fields"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, res := range out.Results {
+		got = append(got, strings.TrimPrefix(res.URL, site.URL)+" "+strings.Join(res.Fields, ","))
+	}
+	want := []string{"/slots.html headings,body", "/log.html body"} // the home page's only heading is its menu's
+	if !slices.Equal(got, want) {
+		t.Errorf("replication gives %q, want %q", got, want)
+	}
+}
