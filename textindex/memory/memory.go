@@ -14,6 +14,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -53,11 +54,12 @@ type entry struct {
 	// stems[f] on its stems.
 	fields [numFields][]uint32
 	stems  [numFields]int
-	// tf counts each term's occurrences in all fields together: the
-	// title and URL fields are a few terms, counted apart when a search
-	// needs them (frequency), so that the map stays as small as one of
-	// plain counts.
-	tf map[uint32]uint32
+	// counts are each term's occurrences in all fields together, by
+	// term ID: the postings hold them for searches, which count the
+	// title and URL fields' apart when they need them (frequency); these
+	// serve publishing, retiring and excluded words, in a slice, half a
+	// map's size.
+	counts []termCount
 	// short has bit id%64 set for every term id of the title and URL
 	// fields: most terms of a search are in neither, and this says so
 	// without reading them.
@@ -89,10 +91,83 @@ func weighted(tf [numFields]uint32, w textindex.Weights) float64 {
 		w.Headings*float64(tf[fieldHeadings]) + w.Body*float64(tf[fieldBody])
 }
 
-// frequency returns term id's occurrences in each of e's fields.
-func (e *entry) frequency(id uint32) [numFields]uint32 {
+// termCount is a term's occurrences in a document.
+type termCount struct{ id, n uint32 }
+
+// countTerms returns the occurrences of each term of fields, by term ID.
+func countTerms(fields [numFields][]uint32) []termCount {
+	n := 0
+	for _, f := range fields {
+		n += len(f)
+	}
+	ids := make([]uint32, 0, n)
+	for _, f := range fields {
+		ids = append(ids, f...)
+	}
+	slices.Sort(ids)
+	distinct := 0
+	for k, id := range ids {
+		if k == 0 || id != ids[k-1] {
+			distinct++
+		}
+	}
+	out := make([]termCount, 0, distinct) // kept as long as the entry
+	for k, id := range ids {
+		if k == 0 || id != ids[k-1] {
+			out = append(out, termCount{id, 0})
+		}
+		out[len(out)-1].n++
+	}
+	return out
+}
+
+// holds reports whether e holds term id.
+func (e *entry) holds(id uint32) bool {
+	_, ok := slices.BinarySearchFunc(e.counts, id, func(c termCount, id uint32) int { return cmp.Compare(c.id, id) })
+	return ok
+}
+
+// postingList is the documents holding a term, by ascending ordinal, and
+// the term's occurrences in each (in all its fields): a search reads them
+// along its candidates, in order, where looking each up in the
+// document's own counts was a map lookup per term and candidate, a third
+// of a search's time.
+type postingList struct {
+	ords []uint32
+	tf   []uint32
+}
+
+// seek returns the first index of ords from on whose ordinal is not
+// below ord: by galloping, since a search's candidates may be far apart
+// in a common term's list.
+func seek(ords []uint32, from int, ord uint32) int {
+	if from >= len(ords) || ords[from] >= ord {
+		return from
+	}
+	step := 1
+	lo, hi := from, from+1
+	for hi < len(ords) && ords[hi] < ord {
+		lo = hi
+		step *= 2
+		hi = from + step
+	}
+	hi = min(hi, len(ords))
+	// ords[lo] < ord; the answer is in (lo, hi].
+	for lo+1 < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ords[mid] < ord {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// frequency returns term id's occurrences in each of e's fields, all
+// being its occurrences in all of them.
+func (e *entry) frequency(id, all uint32) [numFields]uint32 {
 	var tf [numFields]uint32
-	all := e.tf[id]
 	if all == 0 {
 		return tf
 	}
@@ -124,12 +199,12 @@ type Index struct {
 	groups map[string][]member   // ContentHash -> its documents in canonical order
 
 	termIDs  map[string]uint32
-	postings map[uint32][]uint32 // term ID -> ascending ordinals, including dead ones
-	df       map[uint32]int      // term ID -> live documents containing it
-	byOrd    []*entry            // nil once the ordinal's document was replaced
-	dead     int                 // nil slots in byOrd
-	totalLen uint64              // sum of the sizes of live documents
-	anchors  *anchorIndex        // as of the last UpdateAnchors; replaced, never modified
+	postings map[uint32]postingList // term ID -> the documents holding it, including dead ones
+	df       map[uint32]int         // term ID -> live documents containing it
+	byOrd    []*entry               // nil once the ordinal's document was replaced
+	dead     int                    // nil slots in byOrd
+	totalLen uint64                 // sum of the sizes of live documents
+	anchors  *anchorIndex           // as of the last UpdateAnchors; replaced, never modified
 }
 
 // New returns an empty index. It is the one backend constructor not of
@@ -142,7 +217,7 @@ func New() *Index {
 		scores:   make(map[uuid.UUID]float64),
 		groups:   make(map[string][]member),
 		termIDs:  make(map[string]uint32),
-		postings: make(map[uint32][]uint32),
+		postings: make(map[uint32]postingList),
 		df:       make(map[uint32]int),
 	}
 }
@@ -217,7 +292,7 @@ func compareMembers(a, b member) int {
 // put inserts or replaces doc, whose terms are words (by field, their
 // stems from stems on; see split); i.mu must be held for writing.
 func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [numFields]int) {
-	e := &entry{doc: *doc, ord: unpublished, tf: make(map[uint32]uint32), stems: stems, links: anchors.Encode(doc.Links)}
+	e := &entry{doc: *doc, ord: unpublished, stems: stems, links: anchors.Encode(doc.Links)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
 	e.doc.Links, e.doc.Anchors = nil, nil
@@ -230,7 +305,6 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 				i.termIDs[w] = id
 			}
 			e.fields[f][n] = id
-			e.tf[id]++
 			switch f {
 			case fieldTitle, fieldURL:
 				e.short |= 1 << (id % 64)
@@ -244,6 +318,7 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 		}
 		e.size += len(fw)
 	}
+	e.counts = countTerms(e.fields)
 	old, replacing := i.docs[doc.LinkID]
 	if replacing {
 		e.doc.PageRank = old.doc.PageRank
@@ -280,9 +355,11 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 // publish makes e searchable: it gets an ordinal and postings.
 func (i *Index) publish(e *entry) {
 	e.ord = uint32(len(i.byOrd))
-	for id := range e.tf {
-		i.postings[id] = append(i.postings[id], e.ord)
-		i.df[id]++
+	for _, c := range e.counts {
+		pl := i.postings[c.id]
+		pl.ords, pl.tf = append(pl.ords, e.ord), append(pl.tf, c.n)
+		i.postings[c.id] = pl
+		i.df[c.id]++
 	}
 	i.byOrd = append(i.byOrd, e)
 	i.totalLen += uint64(e.size)
@@ -364,9 +441,9 @@ func (i *Index) refreshCanonical(h string) {
 func (i *Index) retire(old *entry) {
 	i.byOrd[old.ord] = nil
 	i.dead++
-	for id := range old.tf {
-		if i.df[id]--; i.df[id] == 0 {
-			delete(i.df, id)
+	for _, c := range old.counts {
+		if i.df[c.id]--; i.df[c.id] == 0 {
+			delete(i.df, c.id)
 		}
 	}
 	i.totalLen -= uint64(old.size)
@@ -389,13 +466,13 @@ func (i *Index) compact() {
 		i.docs[ne.doc.LinkID] = &ne
 	}
 	for id, list := range i.postings {
-		kept := list[:0:0]
-		for _, ord := range list {
+		var kept postingList
+		for n, ord := range list.ords {
 			if i.byOrd[ord] != nil {
-				kept = append(kept, remap[ord])
+				kept.ords, kept.tf = append(kept.ords, remap[ord]), append(kept.tf, list.tf[n])
 			}
 		}
-		if len(kept) == 0 {
+		if len(kept.ords) == 0 {
 			delete(i.postings, id)
 			continue
 		}

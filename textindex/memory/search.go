@@ -155,7 +155,15 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 		}
 		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
 	}
-	next := make([]int, len(phrases)) // per phrase, the first occurrence not behind the candidate
+	// Per phrase, the first occurrence (or posting, for a phrase of one
+	// term) not behind the candidate.
+	next := make([]int, len(phrases))
+	lists := make([]postingList, len(phrases))
+	for k, p := range phrases {
+		if len(p.ids) == 1 {
+			lists[k] = i.postings[p.ids[0]]
+		}
+	}
 
 	hits := make([]hit, 0, len(cands))
 	tf := make([]float64, len(phrases))
@@ -175,7 +183,11 @@ candidates:
 		for k, p := range phrases {
 			var f [numFields]uint32
 			if len(p.ids) == 1 {
-				f = e.frequency(p.ids[0])
+				l := lists[k]
+				next[k] = seek(l.ords, next[k], ord)
+				if next[k] < len(l.ords) && l.ords[next[k]] == ord {
+					f = e.frequency(p.ids[0], l.tf[next[k]])
+				}
 			} else {
 				// Both ascending: walk the phrase's occurrences along.
 				o := occurs[k]
@@ -256,7 +268,7 @@ func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
 		for _, id := range p {
 			if !seen[id] {
 				seen[id] = true
-				lists = append(lists, i.postings[id])
+				lists = append(lists, i.postings[id].ords)
 			}
 		}
 	}
@@ -268,7 +280,7 @@ func (i *Index) holdingAll(phrases [][]uint32) []uint32 {
 // every word and phrase of the query.
 func (i *Index) accepts(e *entry, q terms.Search, excluded []uint32) bool {
 	for _, id := range excluded {
-		if e.tf[id] > 0 {
+		if e.holds(id) {
 			return false
 		}
 	}
