@@ -254,6 +254,18 @@ func (r *anchorRow) count(ids []uint32, stems bool) int {
 	return countRuns(terms, ids)
 }
 
+// countRuns returns how many times seq occurs contiguously in tokens.
+func countRuns(tokens, seq []uint32) int {
+	n := 0
+	for p := 0; p+len(seq) <= len(tokens); p++ {
+		// The first term alone rules out most places, without a call.
+		if tokens[p] == seq[0] && slices.Equal(tokens[p+1:p+len(seq)], seq[1:]) {
+			n++
+		}
+	}
+	return n
+}
+
 // score returns the anchor text's part of the relevance of document id.
 func (s *anchorScorer) score(id uuid.UUID) float64 {
 	if s == nil {

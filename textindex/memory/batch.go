@@ -21,9 +21,8 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	}
 	// As in Index, the terms are found before taking the lock.
 	words := make([][numFields][]string, len(docs))
-	stems := make([][numFields]int, len(docs))
 	for n, d := range docs {
-		words[n], stems[n] = split(d)
+		words[n] = split(d)
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -31,7 +30,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		return fmt.Errorf("memory: index batch: %w", textindex.ErrClosed)
 	}
 	for n, d := range docs {
-		i.put(d, words[n], stems[n])
+		i.put(d, words[n])
 	}
 	return nil
 }

@@ -5,7 +5,9 @@
 // the URL "memory://" takes no host, path or parameters.
 //
 // Documents are kept in an inverted index from term to the documents that
-// contain it, so a search touches only documents holding its rarest term.
+// contain it, with the term's positions in each, so a search touches only
+// documents holding its rarest term and finds phrases without reading
+// them.
 // Relevance is BM25F (k1 = 1.2, b = 0.75) over the title, the URL's path
 // terms and the content, weighted by the query's textindex.Weights, as
 // SQLite FTS5's bm25() computes it, so that this backend and the embedded
@@ -49,28 +51,15 @@ var _ textindex.Indexer = (*Index)(nil)
 type entry struct {
 	doc textindex.Document
 	ord uint32 // position in Index.byOrd, or unpublished; a replaced document gets a new one
-	// fields holds the term IDs of each field in order, for phrases,
-	// which match within one field: its terms as written, then from
-	// stems[f] on its stems.
-	fields [numFields][]uint32
-	stems  [numFields]int
 	// counts are each term's occurrences in all fields together, by
-	// term ID: the postings hold them for searches, which count the
-	// title and URL fields' apart when they need them (frequency); these
-	// serve publishing, retiring and excluded words, in a slice, half a
-	// map's size.
+	// term ID, for retiring the entry and for excluded words; searches
+	// read the postings, which hold the counts and positions too.
 	counts []termCount
-	// short has bit id%64 set for every term id of the title and URL
-	// fields: most terms of a search are in neither, and this says so
-	// without reading them.
-	short uint64
-	// head counts the terms of the headings field, nil when it has none,
-	// and headBits has bit id%64 set for each: headings can run to
-	// hundreds of terms (a reference page's every method), too many to
-	// read as the title is.
-	head     map[uint32]uint32
-	headBits uint64
-	size     int // terms in all fields
+	// occ is what publish adds to the postings, once: the terms and
+	// positions of put's split. An entry published later (an alias
+	// become canonical) has none, and publish splits its text again.
+	occ  []uint64
+	size int // terms in all fields
 	// links are the document's Links as package anchors encodes them
 	// (doc.Links is nil).
 	links []byte
@@ -94,47 +83,99 @@ func weighted(tf [numFields]uint32, w textindex.Weights) float64 {
 // termCount is a term's occurrences in a document.
 type termCount struct{ id, n uint32 }
 
-// countTerms returns the occurrences of each term of fields, by term ID.
-func countTerms(fields [numFields][]uint32) []termCount {
-	n := 0
-	for _, f := range fields {
-		n += len(f)
-	}
-	ids := make([]uint32, 0, n)
-	for _, f := range fields {
-		ids = append(ids, f...)
-	}
-	slices.Sort(ids)
-	distinct := 0
-	for k, id := range ids {
-		if k == 0 || id != ids[k-1] {
-			distinct++
-		}
-	}
-	out := make([]termCount, 0, distinct) // kept as long as the entry
-	for k, id := range ids {
-		if k == 0 || id != ids[k-1] {
-			out = append(out, termCount{id, 0})
-		}
-		out[len(out)-1].n++
-	}
-	return out
-}
-
 // holds reports whether e holds term id.
 func (e *entry) holds(id uint32) bool {
 	_, ok := slices.BinarySearchFunc(e.counts, id, func(c termCount, id uint32) int { return cmp.Compare(c.id, id) })
 	return ok
 }
 
-// postingList is the documents holding a term, by ascending ordinal, and
-// the term's occurrences in each (in all its fields): a search reads them
-// along its candidates, in order, where looking each up in the
-// document's own counts was a map lookup per term and candidate, a third
-// of a search's time.
+// A position is a term's field and its place in the field's terms (its
+// terms as written, then their stems: a phrase of terms or of stems
+// cannot run from one into the other, as no term is a stem), so that the
+// next term of a phrase is at the next position, within one field.
+const fieldShift = 30
+
+func position(field, place int) uint32 { return uint32(field)<<fieldShift | uint32(place) }
+
+func fieldOf(pos uint32) int { return int(pos >> fieldShift) }
+
+// occurrences returns every term of fields (term IDs in order) with its
+// position, as term<<32 | position, sorted: by term, then position.
+func occurrences(fields [numFields][]uint32) []uint64 {
+	n := 0
+	for _, f := range fields {
+		n += len(f)
+	}
+	occ := make([]uint64, 0, n)
+	for f, ids := range fields {
+		for place, id := range ids {
+			occ = append(occ, uint64(id)<<32|uint64(position(f, place)))
+		}
+	}
+	slices.Sort(occ)
+	return occ
+}
+
+// countTerms returns the occurrences of each term of occ (see
+// occurrences), by term ID.
+func countTerms(occ []uint64) []termCount {
+	distinct := 0
+	for k, o := range occ {
+		if k == 0 || o>>32 != occ[k-1]>>32 {
+			distinct++
+		}
+	}
+	out := make([]termCount, 0, distinct) // kept as long as the entry
+	for k, o := range occ {
+		if k == 0 || o>>32 != occ[k-1]>>32 {
+			out = append(out, termCount{uint32(o >> 32), 0})
+		}
+		out[len(out)-1].n++
+	}
+	return out
+}
+
+// postingList is the documents holding a term, by ascending ordinal,
+// the term's occurrences in each (in all its fields), and their positions:
+// a search reads them along its candidates, in order. Looking a count up
+// in each document's own was a map lookup per term and candidate, a third
+// of a search's time, and finding a phrase in each document's terms read
+// most of the index for a phrase of two common words.
 type postingList struct {
 	ords []uint32
-	tf   []uint32
+	// tf is the occurrences in all fields, with inShort set when some are
+	// in the title, URL or headings: most terms of a search are in none
+	// of them, and this says so without reading their positions.
+	tf []uint32
+	// at is where each document's positions start in pos.
+	at  []uint32
+	pos []uint32
+}
+
+// inShort marks a posting's tf whose term is in a field other than the
+// body (see postingList).
+const inShort = 1 << 31
+
+// count returns the term's occurrences in the k-th document.
+func (l *postingList) count(k int) uint32 { return l.tf[k] &^ inShort }
+
+// positions returns the term's positions in the k-th document.
+func (l *postingList) positions(k int) []uint32 {
+	return l.pos[l.at[k] : l.at[k]+l.count(k)]
+}
+
+// frequency returns the term's occurrences in each field of the k-th
+// document.
+func (l *postingList) frequency(k int) [numFields]uint32 {
+	var tf [numFields]uint32
+	if l.tf[k]&inShort == 0 {
+		tf[fieldBody] = l.tf[k]
+		return tf
+	}
+	for _, p := range l.positions(k) {
+		tf[fieldOf(p)]++
+	}
+	return tf
 }
 
 // seek returns the first index of ords from on whose ordinal is not
@@ -162,30 +203,6 @@ func seek(ords []uint32, from int, ord uint32) int {
 		}
 	}
 	return hi
-}
-
-// frequency returns term id's occurrences in each of e's fields, all
-// being its occurrences in all of them.
-func (e *entry) frequency(id, all uint32) [numFields]uint32 {
-	var tf [numFields]uint32
-	if all == 0 {
-		return tf
-	}
-	bit := uint64(1) << (id % 64)
-	if e.headBits&bit != 0 {
-		tf[fieldHeadings] = e.head[id]
-	}
-	if e.short&bit != 0 {
-		for _, f := range []int{fieldTitle, fieldURL} {
-			for _, t := range e.fields[f] {
-				if t == id {
-					tf[f]++
-				}
-			}
-		}
-	}
-	tf[fieldBody] = all - tf[fieldTitle] - tf[fieldURL] - tf[fieldHeadings]
-	return tf
 }
 
 // Index is an in-memory textindex.Indexer. The zero value is not usable;
@@ -240,32 +257,47 @@ func (i *Index) Index(doc *textindex.Document) error {
 	}
 	// Splitting happens outside the lock: it is the expensive part and
 	// needs no shared state.
-	words, stems := split(doc)
+	words := split(doc)
 
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
 		return fmt.Errorf("memory: index: %w", textindex.ErrClosed)
 	}
-	i.put(doc, words, stems)
+	i.put(doc, words)
 	return nil
 }
 
 // split returns the terms of doc's fields, each field's stems (see
-// terms.StemMark) after its terms, and where in each field they start: a
-// phrase of terms or of stems cannot run from one into the other, so the
-// stems need no fields of their own.
-func split(doc *textindex.Document) (f [numFields][]string, stems [numFields]int) {
+// terms.StemMark) after its terms: a phrase of terms or of stems cannot
+// run from one into the other, so the stems need no fields of their own.
+func split(doc *textindex.Document) (f [numFields][]string) {
 	f[fieldTitle] = terms.Split(doc.Title)
 	f[fieldURL] = terms.URLTerms(doc.URL)
 	f[fieldHeadings] = terms.Split(doc.Headings)
 	f[fieldBody] = terms.Split(doc.Content)
 	st := terms.StemmerFor(doc.Language)
 	for n, ts := range f {
-		stems[n] = len(ts)
 		f[n] = append(ts, st.Stems(ts)...)
 	}
-	return f, stems
+	return f
+}
+
+// termIDsOf returns the term IDs of words, giving new terms one; i.mu must
+// be held for writing.
+func (i *Index) termIDsOf(words [numFields][]string) (ids [numFields][]uint32) {
+	for f, fw := range words {
+		ids[f] = make([]uint32, len(fw))
+		for n, w := range fw {
+			id, ok := i.termIDs[w]
+			if !ok {
+				id = uint32(len(i.termIDs))
+				i.termIDs[w] = id
+			}
+			ids[f][n] = id
+		}
+	}
+	return ids
 }
 
 // unpublished is the ord of an entry that is not searchable.
@@ -289,36 +321,18 @@ func compareMembers(a, b member) int {
 		&textindex.Document{LinkID: b.id, URL: b.url, Redirect: b.redirect})
 }
 
-// put inserts or replaces doc, whose terms are words (by field, their
-// stems from stems on; see split); i.mu must be held for writing.
-func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [numFields]int) {
-	e := &entry{doc: *doc, ord: unpublished, stems: stems, links: anchors.Encode(doc.Links)}
+// put inserts or replaces doc, whose terms are words (by field, with
+// their stems; see split); i.mu must be held for writing.
+func (i *Index) put(doc *textindex.Document, words [numFields][]string) {
+	e := &entry{doc: *doc, ord: unpublished, links: anchors.Encode(doc.Links)}
 	e.doc.IndexedAt = textindex.Timestamp(doc.IndexedAt)
 	e.doc.AlsoAt, e.doc.DuplicateOf, e.doc.Relevance = nil, uuid.Nil, 0
 	e.doc.Links, e.doc.Anchors = nil, nil
-	for f, fw := range words {
-		e.fields[f] = make([]uint32, len(fw))
-		for n, w := range fw {
-			id, ok := i.termIDs[w]
-			if !ok {
-				id = uint32(len(i.termIDs))
-				i.termIDs[w] = id
-			}
-			e.fields[f][n] = id
-			switch f {
-			case fieldTitle, fieldURL:
-				e.short |= 1 << (id % 64)
-			case fieldHeadings:
-				if e.head == nil {
-					e.head = make(map[uint32]uint32)
-				}
-				e.head[id]++
-				e.headBits |= 1 << (id % 64)
-			}
-		}
+	for _, fw := range words {
 		e.size += len(fw)
 	}
-	e.counts = countTerms(e.fields)
+	e.occ = occurrences(i.termIDsOf(words))
+	e.counts = countTerms(e.occ)
 	old, replacing := i.docs[doc.LinkID]
 	if replacing {
 		e.doc.PageRank = old.doc.PageRank
@@ -347,6 +361,7 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 			i.join(e)
 		}
 	}
+	e.occ = nil // published by now, or an alias: see entry.occ
 	if i.dead > 1024 && i.dead > i.live() {
 		i.compact()
 	}
@@ -355,11 +370,28 @@ func (i *Index) put(doc *textindex.Document, words [numFields][]string, stems [n
 // publish makes e searchable: it gets an ordinal and postings.
 func (i *Index) publish(e *entry) {
 	e.ord = uint32(len(i.byOrd))
-	for _, c := range e.counts {
-		pl := i.postings[c.id]
-		pl.ords, pl.tf = append(pl.ords, e.ord), append(pl.tf, c.n)
-		i.postings[c.id] = pl
-		i.df[c.id]++
+	occ := e.occ
+	if occ == nil {
+		occ = occurrences(i.termIDsOf(split(&e.doc)))
+	}
+	e.occ = nil
+	for k := 0; k < len(occ); {
+		id := uint32(occ[k] >> 32)
+		pl := i.postings[id]
+		pl.ords = append(pl.ords, e.ord)
+		pl.at = append(pl.at, uint32(len(pl.pos)))
+		tf := uint32(0)
+		for ; k < len(occ) && uint32(occ[k]>>32) == id; k++ {
+			p := uint32(occ[k])
+			pl.pos = append(pl.pos, p)
+			if fieldOf(p) != fieldBody {
+				tf |= inShort
+			}
+			tf++
+		}
+		pl.tf = append(pl.tf, tf)
+		i.postings[id] = pl
+		i.df[id]++
 	}
 	i.byOrd = append(i.byOrd, e)
 	i.totalLen += uint64(e.size)
@@ -470,6 +502,8 @@ func (i *Index) compact() {
 		for n, ord := range list.ords {
 			if i.byOrd[ord] != nil {
 				kept.ords, kept.tf = append(kept.ords, remap[ord]), append(kept.tf, list.tf[n])
+				kept.at = append(kept.at, uint32(len(kept.pos)))
+				kept.pos = append(kept.pos, list.positions(n)...)
 			}
 		}
 		if len(kept.ords) == 0 {

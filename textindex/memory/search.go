@@ -96,7 +96,6 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 		ids    []uint32
 		unit   int
 		weight float64 // of its occurrences, beside the fields' weights
-		stems  bool    // a phrase of stems, found in the stems of a field
 	}
 	var phrases []phrase
 	units := q.Units(terms.StemmerFor(lang))
@@ -109,8 +108,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 		for _, form := range []struct {
 			terms  []string
 			weight float64
-			stems  bool
-		}{{unit.Exact, 1, false}, {unit.Stems, w.Stem, true}} {
+		}{{unit.Exact, 1}, {unit.Stems, w.Stem}} {
 			if len(form.terms) == 0 {
 				continue // stop words only: they have no stems
 			}
@@ -122,7 +120,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 				}
 				ids[n] = id
 			}
-			phrases = append(phrases, phrase{ids, u, form.weight, form.stems})
+			phrases = append(phrases, phrase{ids, u, form.weight})
 			held, holdable = union(held, i.holdingAll([][]uint32{ids})), true
 		}
 		if !holdable {
@@ -150,7 +148,7 @@ func (i *Index) match(ctx context.Context, q terms.Search, lang string, w textin
 	for n, p := range phrases {
 		held := i.df[p.ids[0]]
 		if len(p.ids) > 1 {
-			occurs[n] = i.occurrences(p.ids, p.stems)
+			occurs[n] = i.occurrences(p.ids)
 			held = len(occurs[n])
 		}
 		idf[n] = math.Max(math.Log((live-float64(held)+0.5)/(float64(held)+0.5)), 1e-6)
@@ -186,7 +184,7 @@ candidates:
 				l := lists[k]
 				next[k] = seek(l.ords, next[k], ord)
 				if next[k] < len(l.ords) && l.ords[next[k]] == ord {
-					f = e.frequency(p.ids[0], l.tf[next[k]])
+					f = l.frequency(next[k])
 				}
 			} else {
 				// Both ascending: walk the phrase's occurrences along.
@@ -232,26 +230,25 @@ type occurrence struct {
 }
 
 // occurrences returns the live documents where phrase occurs (within a
-// field), in ordinal order, with its occurrences in each field: among a
-// field's stems for a phrase of stems, among its terms as written for
-// another (the one cannot hold the other).
-func (i *Index) occurrences(phrase []uint32, stems bool) []occurrence {
+// field), in ordinal order, with its occurrences in each field, found
+// from the positions of its terms in their postings.
+func (i *Index) occurrences(phrase []uint32) []occurrence {
 	var out []occurrence
+	lists := make([]postingList, len(phrase))
+	next := make([]int, len(phrase))
+	positions := make([][]uint32, len(phrase))
+	for n, id := range phrase {
+		lists[n] = i.postings[id]
+	}
 	for _, ord := range i.holdingAll([][]uint32{phrase}) {
-		e := i.byOrd[ord]
-		if e == nil {
+		if i.byOrd[ord] == nil {
 			continue
 		}
-		var tf [numFields]uint32
-		for f, terms := range e.fields {
-			if stems {
-				terms = terms[e.stems[f]:]
-			} else {
-				terms = terms[:e.stems[f]]
-			}
-			tf[f] = uint32(countRuns(terms, phrase))
+		for n := range phrase {
+			next[n] = seek(lists[n].ords, next[n], ord) // there: ord holds every term
+			positions[n] = lists[n].positions(next[n])
 		}
-		if tf != ([numFields]uint32{}) {
+		if tf := countPhrase(positions); tf != ([numFields]uint32{}) {
 			out = append(out, occurrence{ord, tf})
 		}
 	}
@@ -348,16 +345,30 @@ func intersect(lists [][]uint32) []uint32 {
 	return out
 }
 
-// countRuns returns how many times seq occurs contiguously in tokens.
-func countRuns(tokens, seq []uint32) int {
-	n := 0
-	for p := 0; p+len(seq) <= len(tokens); p++ {
-		// The first term alone rules out most places, without a call.
-		if tokens[p] == seq[0] && slices.Equal(tokens[p+1:p+len(seq)], seq[1:]) {
-			n++
+// countPhrase returns, by field, how many times a phrase occurs whose
+// terms' positions are lists (ascending each): the places p of its first
+// term where the next is at p+1, and so on.
+func countPhrase(lists [][]uint32) [numFields]uint32 {
+	var tf [numFields]uint32
+	rest := lists[1:]
+runs:
+	for _, p := range lists[0] {
+		for n, l := range rest {
+			want := p + uint32(n) + 1
+			for len(l) > 0 && l[0] < want {
+				l = l[1:]
+			}
+			rest[n] = l
+			if len(l) == 0 {
+				break runs // no later run either
+			}
+			if l[0] != want {
+				continue runs
+			}
 		}
+		tf[fieldOf(p)]++
 	}
-	return n
+	return tf
 }
 
 // hitHeap orders hits best first: higher score, then lower LinkID.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -27,6 +28,46 @@ func TestSeek(t *testing.T) {
 		}
 		if got := seek(ords, from, ord); got != want {
 			t.Fatalf("seek(%v, %d, %d) = %d, want %d", ords, from, ord, got, want)
+		}
+	}
+}
+
+// TestCountPhrase holds countPhrase, which reads the positions of a
+// phrase's terms, to counting the phrase's runs in each field's terms,
+// overlapping runs included and none across two fields.
+func TestCountPhrase(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 5000 {
+		var fields [numFields][]uint32
+		for f := range fields {
+			fields[f] = make([]uint32, rng.IntN(12))
+			for n := range fields[f] {
+				fields[f][n] = uint32(rng.IntN(3))
+			}
+		}
+		phrase := make([]uint32, 1+rng.IntN(3))
+		for n := range phrase {
+			phrase[n] = uint32(rng.IntN(3))
+		}
+		var want [numFields]uint32
+		for f, terms := range fields {
+			for p := 0; p+len(phrase) <= len(terms); p++ {
+				if slices.Equal(terms[p:p+len(phrase)], phrase) {
+					want[f]++
+				}
+			}
+		}
+		occ := occurrences(fields)
+		lists := make([][]uint32, len(phrase))
+		for n, id := range phrase {
+			for _, o := range occ {
+				if uint32(o>>32) == id {
+					lists[n] = append(lists[n], uint32(o))
+				}
+			}
+		}
+		if got := countPhrase(lists); got != want {
+			t.Fatalf("phrase %v in %v: %v, want %v", phrase, fields, got, want)
 		}
 	}
 }
