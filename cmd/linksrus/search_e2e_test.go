@@ -529,20 +529,7 @@ func TestSearchWordForms(t *testing.T) {
 		"/de.html":         `<html lang="de"><head><title>Notizen</title></head><body><p>Die vacuums laufen.</p></body></html>`,
 		"/fr.html":         `<html lang="fr"><head><title>Notes</title></head><body><p>Les tables sont nettoyées.</p></body></html>`,
 	}
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, body)
-	}))
-	defer site.Close()
-	data := t.TempDir()
-	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
-		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	data, siteURL := crawledSite(t, pages)
 	found := func(args ...string) []string {
 		t.Helper()
 		r := linksrus(t, nil, append([]string{"search", "--data", data, "--json"}, args...)...)
@@ -556,7 +543,7 @@ func TestSearchWordForms(t *testing.T) {
 		}
 		var got []string
 		for _, res := range out.Results {
-			got = append(got, strings.TrimPrefix(res.URL, site.URL))
+			got = append(got, strings.TrimPrefix(res.URL, siteURL))
 		}
 		slices.Sort(got)
 		return got
@@ -696,20 +683,7 @@ func TestSearchHeadings(t *testing.T) {
 		"/slots.html": `<html><head><title>Slots</title></head><body><h2>Replication slots</h2><p>They keep the log. ` + filler + `</p></body></html>`,
 		"/log.html":   `<html><head><title>Log</title></head><body><p>The log is sent by replication; replication can lag. ` + filler + `</p></body></html>`,
 	}
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, body)
-	}))
-	defer site.Close()
-	data := t.TempDir()
-	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
-		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	data, siteURL := crawledSite(t, pages)
 	r := linksrus(t, nil, "search", "--data", data, "--json", "replication")
 	var out struct {
 		Results []struct {
@@ -722,10 +696,32 @@ func TestSearchHeadings(t *testing.T) {
 	}
 	var got []string
 	for _, res := range out.Results {
-		got = append(got, strings.TrimPrefix(res.URL, site.URL)+" "+strings.Join(res.Fields, ","))
+		got = append(got, strings.TrimPrefix(res.URL, siteURL)+" "+strings.Join(res.Fields, ","))
 	}
 	want := []string{"/slots.html headings,body", "/log.html body"} // the home page's only heading is its menu's
 	if !slices.Equal(got, want) {
 		t.Errorf("replication gives %q, want %q", got, want)
 	}
+}
+
+// crawledSite serves pages (HTML by path) on loopback, crawls them into a
+// new data directory from "/", and returns the directory and the site's
+// URL, which stays served until the test ends.
+func crawledSite(t *testing.T, pages map[string]string) (data, siteURL string) {
+	t.Helper()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(site.Close)
+	data = t.TempDir()
+	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", site.URL+"/"); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return data, site.URL
 }
