@@ -8,30 +8,15 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumPath finds the browser for TestSearchPageInBrowser. CI installs
-// Debian's chromium (.ci/run); elsewhere the test is skipped without it.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium in PATH: .ci/run installs it (apt-get install -y chromium)")
-	}
-	t.Skip("no chromium in PATH (apt-get install -y chromium)")
-	return ""
-}
+	"github.com/linksrus/linksrus/internal/chromium"
+)
 
 // startLoopbackSite serves the test site's pages on ip (a loopback
 // address other than 127.0.0.1 is another host to the crawler).
@@ -59,7 +44,7 @@ func startLoopbackSite(t *testing.T, ip string, n int) *testSite {
 // screenshot writes docs/search.png with it); otherwise it goes to a
 // temporary directory.
 func TestSearchPageInBrowser(t *testing.T) {
-	browser := chromiumPath(t)
+	browser := chromium.ForTest(t)
 	a := startLoopbackSite(t, "127.0.0.1", 25)
 	b := startLoopbackSite(t, "127.0.0.2", 12)
 	data := t.TempDir()
