@@ -1,0 +1,472 @@
+// Package render renders pages in headless Chromium for a crawl, keeping
+// every request the browser makes under the crawl's rules: the browser is
+// launched so that it can neither resolve a name nor connect anywhere by
+// itself, every request it makes (scripts, XHR and fetch calls, images,
+// frames) is intercepted through the DevTools protocol's Fetch domain and
+// handed to the crawl's Fetcher, which fetches it under its own rules
+// (the private-network guard, robots.txt, per-host limits) or refuses it,
+// and the page itself is served from the body the crawl already fetched,
+// never downloaded twice.
+//
+// A Renderer owns one browser and renders at most Options.Tabs pages at
+// a time; Render returns the page's DOM once its network has been idle
+// for Options.Settle (or its budget, Options.Timeout, is spent, which
+// pages whose timers never stop do), with the links a person could
+// follow: anchors and areas, in open shadow roots too, and the URLs the
+// page moved to with history.pushState and replaceState.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Fetcher fetches, under the crawl's rules, a request the browser makes
+// while it renders a page. An error refuses the request: the browser sees
+// it fail, and the page renders without it.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *http.Request) (*Response, error)
+}
+
+// FetcherFunc is a func as a Fetcher.
+type FetcherFunc func(ctx context.Context, req *http.Request) (*Response, error)
+
+// Fetch implements Fetcher.
+func (f FetcherFunc) Fetch(ctx context.Context, req *http.Request) (*Response, error) {
+	return f(ctx, req)
+}
+
+// Response is what the browser is given for one of its requests.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+}
+
+// Options configure a Renderer; the zero value is the default.
+type Options struct {
+	// Chromium is the browser's path ("chromium" in PATH if empty).
+	Chromium string
+	// Tabs is how many pages render at once (default 2).
+	Tabs int
+	// Timeout is a page's budget, from the start of its load to its DOM
+	// read (default 15s).
+	Timeout time.Duration
+	// Settle is how long the page's network must be idle before its DOM
+	// is read, after loading and after each scroll (default 250ms).
+	Settle time.Duration
+	// ScrollSteps is how many times the page is scrolled to its end, for
+	// what it adds when it is (default 3).
+	ScrollSteps int
+	// MaxBytes bounds what the browser's requests of one page fetch
+	// together; past it they are refused (default 16 MiB).
+	MaxBytes int64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Chromium == "" {
+		o.Chromium = "chromium"
+	}
+	if o.Tabs <= 0 {
+		o.Tabs = 2
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Settle <= 0 {
+		o.Settle = 250 * time.Millisecond
+	}
+	if o.ScrollSteps <= 0 {
+		o.ScrollSteps = 3
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 16 << 20
+	}
+	return o
+}
+
+// Page is a rendered page.
+type Page struct {
+	// URL is where the page is once rendered: its URL, or the last one it
+	// moved to with pushState or replaceState.
+	URL string
+	// HTML is the rendered document (without shadow roots' content,
+	// whose links are in Links).
+	HTML []byte
+	// Links are the absolute URLs of the page's anchors and areas
+	// (shadow roots' included) and those it moved to, in document order,
+	// each once.
+	Links []string
+	// Settled is false when the budget ran out before the page's network
+	// was idle: the DOM is as it was then.
+	Settled bool
+	// Fetched and Refused count the browser's requests the Fetcher
+	// answered and those refused (by it, or past MaxBytes).
+	Fetched, Refused int
+}
+
+// ErrClosed is returned by Render after Close.
+var ErrClosed = errors.New("render: renderer is closed")
+
+// Renderer renders pages in one headless Chromium; see the package
+// documentation. It is safe for concurrent use.
+type Renderer struct {
+	opts        Options
+	browser     context.Context
+	cancelAlloc context.CancelFunc
+	cancel      context.CancelFunc
+	tabs        chan struct{}
+	mu          sync.Mutex
+	closed      bool
+	wg          sync.WaitGroup
+}
+
+// New starts the browser. ctx bounds the start only.
+func New(ctx context.Context, opts Options) (*Renderer, error) {
+	opts = opts.withDefaults()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(opts.Chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		// Nothing leaves the browser by itself: no name resolves and
+		// every connection goes to a proxy that is not there (the
+		// discard port), loopback included; what the page needs comes
+		// through the Fetch domain, answered by the crawl.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-features", "NetworkPrediction,PreconnectToSearch,ServiceWorker,WebRTC,MediaRouter"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", true),
+		chromedp.Flag("mute-audio", true),
+	)
+	browser, cancel := chromedp.NewContext(allocCtx)
+	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel, tabs: make(chan struct{}, opts.Tabs)}
+	// The first run starts the browser; a blank tab it keeps is where
+	// the browser context lives.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(browser) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("render: start %s: %w", opts.Chromium, err)
+		}
+	case <-ctx.Done():
+		r.Close()
+		<-started
+		return nil, fmt.Errorf("render: start %s: %w", opts.Chromium, ctx.Err())
+	}
+	return r, nil
+}
+
+// Close ends the browser, once the renders under way have ended (Close
+// cancels them).
+func (r *Renderer) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	r.cancel()
+	r.wg.Wait()
+	r.cancelAlloc()
+	return nil
+}
+
+// begin registers a render, or fails after Close.
+func (r *Renderer) begin() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	r.wg.Add(1)
+	return nil
+}
+
+// recorder is run in every document before its scripts: it records the
+// URLs the page moves to without loading them.
+const recorder = `(() => {
+	const urls = [];
+	Object.defineProperty(window, '__linksrusMoves', { value: urls });
+	for (const m of ['pushState', 'replaceState']) {
+		const orig = history[m];
+		history[m] = function (state, title, u) {
+			if (u !== undefined && u !== null) {
+				try { urls.push(new URL(u, location.href).href); } catch (e) {}
+			}
+			return orig.apply(this, arguments);
+		};
+	}
+})();`
+
+// collect reads the rendered page: its location, its HTML, and its links.
+const collect = `(() => {
+	const links = [];
+	const walk = (root) => root.querySelectorAll('*').forEach((el) => {
+		if ((el.tagName === 'A' || el.tagName === 'AREA') && el.href) links.push(String(el.href));
+		if (el.shadowRoot) walk(el.shadowRoot);
+	});
+	walk(document);
+	return { url: location.href, html: document.documentElement.outerHTML,
+		links: links.concat(window.__linksrusMoves || []) };
+})()`
+
+type collected struct {
+	URL   string   `json:"url"`
+	HTML  string   `json:"html"`
+	Links []string `json:"links"`
+}
+
+// Render renders the page at pageURL whose body (of contentType) the
+// crawl has fetched, handing every other request the browser makes to f.
+func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, contentType string, f Fetcher) (*Page, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("render %q: not an http(s) URL", pageURL)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if err := r.begin(); err != nil {
+		return nil, fmt.Errorf("render %s: %w", pageURL, err)
+	}
+	defer r.wg.Done()
+	select {
+	case r.tabs <- struct{}{}:
+		defer func() { <-r.tabs }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("render %s: %w", pageURL, ctx.Err())
+	case <-r.browser.Done():
+		return nil, fmt.Errorf("render %s: %w", pageURL, ErrClosed)
+	}
+	tab, closeTab := chromedp.NewContext(r.browser)
+	defer closeTab()
+	// The tab ends with ctx, or with the renderer.
+	stop := context.AfterFunc(ctx, closeTab)
+	defer stop()
+	budget, cancelBudget := context.WithTimeout(tab, r.opts.Timeout)
+	defer cancelBudget()
+
+	// The requests are answered until the page is read; the Fetcher's
+	// context ends then too.
+	serving, stopServing := context.WithCancel(tab)
+	rs := &requests{body: body, contentType: contentType, fetcher: f, ctx: serving, limit: r.opts.MaxBytes}
+	defer func() {
+		stopServing()
+		rs.wait()
+	}()
+	p := &Page{}
+	err = chromedp.Do(tab, chromedp.Func(func(_ context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(tab, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorder}); err != nil {
+			return err
+		}
+		events := cdp.Events(serving, t, fetch.RequestPaused)
+		if _, err := cdp.Call(tab, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+			return err
+		}
+		rs.serve(serving, t, events)
+		return nil
+	}))
+	if err != nil {
+		return nil, r.renderErr(ctx, pageURL, err)
+	}
+
+	settled := true
+	if err := chromedp.Do(budget, chromedp.Navigate(u.String())); err != nil {
+		if budget.Err() == nil || ctx.Err() != nil {
+			return nil, r.renderErr(ctx, pageURL, err)
+		}
+		settled = false // loading took the whole budget
+	}
+	if settled {
+		settled = rs.settle(budget, r.opts.Settle)
+		for i := 0; settled && i < r.opts.ScrollSteps; i++ {
+			if err := chromedp.Do(budget, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`)); err != nil {
+				break
+			}
+			settled = rs.settle(budget, r.opts.Settle)
+		}
+	}
+	// Read the DOM with what is left of ctx: the budget may be spent.
+	read, cancelRead := context.WithTimeout(tab, 5*time.Second)
+	defer cancelRead()
+	c, err := chromedp.Run(read, chromedp.Evaluate[collected](collect))
+	if err != nil {
+		return nil, r.renderErr(ctx, pageURL, err)
+	}
+	p.URL, p.HTML, p.Settled = c.URL, []byte(c.HTML), settled
+	seen := make(map[string]bool)
+	for _, l := range c.Links {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
+			p.Links = append(p.Links, l)
+		}
+	}
+	p.Fetched, p.Refused = int(rs.fetched.Load()), int(rs.refused.Load())
+	return p, nil
+}
+
+func (r *Renderer) renderErr(ctx context.Context, pageURL string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("render %s: %w", pageURL, ctx.Err())
+	case r.browser.Err() != nil:
+		return fmt.Errorf("render %s: %w", pageURL, ErrClosed)
+	}
+	return fmt.Errorf("render %s: %w", pageURL, err)
+}
+
+// requests answers a tab's intercepted requests: the page's own (the
+// tab's first document) from the crawl's body, every other through the
+// Fetcher.
+type requests struct {
+	body        []byte
+	contentType string
+	fetcher     Fetcher
+	ctx         context.Context // for the Fetcher: ends when the page is read
+	limit       int64
+
+	wg       sync.WaitGroup
+	inFlight atomic.Int32
+	last     atomic.Int64 // unix nanoseconds of the last request's start or end
+	bytes    atomic.Int64
+	fetched  atomic.Int32
+	refused  atomic.Int32
+	served   atomic.Bool // the page's own body was given once
+}
+
+// serve answers the events until the tab closes.
+func (rs *requests) serve(tab context.Context, t *chromedp.Target, events func(func(fetch.EventRequestPaused, error) bool)) {
+	rs.touch()
+	rs.wg.Add(1)
+	go func() {
+		defer rs.wg.Done()
+		for ev, err := range events {
+			if err != nil {
+				return
+			}
+			rs.inFlight.Add(1)
+			rs.touch()
+			rs.wg.Add(1)
+			go func() {
+				defer rs.wg.Done()
+				defer rs.touch()
+				defer rs.inFlight.Add(-1)
+				rs.answer(tab, t, ev)
+			}()
+		}
+	}()
+}
+
+func (rs *requests) touch() { rs.last.Store(time.Now().UnixNano()) }
+
+// wait waits for the answering goroutines, which end with the tab.
+func (rs *requests) wait() { rs.wg.Wait() }
+
+// settle waits until no request has been under way for d, and reports
+// whether that happened before ctx ended.
+func (rs *requests) settle(ctx context.Context, d time.Duration) bool {
+	tick := time.NewTicker(d / 5)
+	defer tick.Stop()
+	for {
+		if rs.inFlight.Load() == 0 && time.Since(time.Unix(0, rs.last.Load())) >= d {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+// answer answers one request, and refuses it when anything fails.
+func (rs *requests) answer(tab context.Context, t *chromedp.Target, ev fetch.EventRequestPaused) {
+	res, err := rs.response(ev)
+	if err != nil {
+		rs.refused.Add(1)
+		cdp.Call(tab, t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
+	var headers []*fetch.HeaderEntry
+	for name, values := range res.Header {
+		if !passedOn(name) {
+			continue
+		}
+		for _, v := range values {
+			headers = append(headers, &fetch.HeaderEntry{Name: name, Value: v})
+		}
+	}
+	status := res.StatusCode
+	if status == 0 {
+		status = http.StatusOK
+	}
+	cdp.Call(tab, t, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: int64(status), ResponseHeaders: headers, Body: res.Body})
+}
+
+// passedOn reports whether a response header is given to the browser:
+// not those of the transfer, which the Fetcher's client has undone (a
+// body it decompressed, a length of the encoded body).
+func passedOn(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Encoding", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Trailer", "Upgrade":
+		return false
+	}
+	return true
+}
+
+var errTooMuch = errors.New("render: the page's requests fetched more than MaxBytes")
+
+// response is the answer to ev: the crawl's body for the page itself, the
+// Fetcher's for any other request.
+func (rs *requests) response(ev fetch.EventRequestPaused) (*Response, error) {
+	req := ev.Request
+	if req == nil {
+		return nil, errors.New("render: request without details")
+	}
+	if ev.ResourceType == network.ResourceTypeDocument && rs.served.CompareAndSwap(false, true) {
+		h := http.Header{}
+		h.Set("Content-Type", rs.contentType)
+		return &Response{StatusCode: http.StatusOK, Header: h, Body: rs.body}, nil
+	}
+	hr, err := http.NewRequestWithContext(rs.ctx, req.Method, req.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range req.Headers {
+		if s, ok := v.(string); ok {
+			hr.Header.Set(name, s)
+		}
+	}
+	res, err := rs.fetcher.Fetch(rs.ctx, hr)
+	if err != nil {
+		return nil, err
+	}
+	if rs.bytes.Add(int64(len(res.Body))) > rs.limit {
+		return nil, errTooMuch
+	}
+	rs.fetched.Add(1)
+	return res, nil
+}

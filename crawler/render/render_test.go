@@ -1,0 +1,235 @@
+package render_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler/render"
+	"github.com/linksrus/linksrus/internal/chromium"
+	"github.com/linksrus/linksrus/internal/jsweb"
+)
+
+func newRenderer(t *testing.T, opts render.Options) *render.Renderer {
+	t.Helper()
+	opts.Chromium = chromium.ForTest(t)
+	r, err := render.New(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// onlyHost is a Fetcher that fetches what is on host and refuses the
+// rest, recording what it refused: the crawl's rules, in small.
+type onlyHost struct {
+	host    string
+	mu      sync.Mutex
+	refused []string
+}
+
+func (o *onlyHost) Fetch(ctx context.Context, req *http.Request) (*render.Response, error) {
+	if req.URL.Host != o.host {
+		o.mu.Lock()
+		o.refused = append(o.refused, req.URL.String())
+		o.mu.Unlock()
+		return nil, errors.New("refused")
+	}
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	return &render.Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}, nil
+}
+
+// counting listens on loopback and counts the connections made to it.
+func counting(t *testing.T, addr string) (string, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr+":0")
+	if err != nil {
+		t.Skip(err)
+	}
+	var n atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String(), &n
+}
+
+func get(t *testing.T, u string) []byte {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRenderJavaScriptSite: rendered, the site's home page gives every
+// link a person can follow from it (the menu from the API, the shadow
+// root's, the one added on scroll, the route pushState set) and the text
+// fetched after load; its page is not downloaded again, and its probes of
+// a private address and of a disallowed host are refused by the Fetcher
+// and reach neither.
+func TestRenderJavaScriptSite(t *testing.T) {
+	privateAddr, private := counting(t, "127.0.0.1")
+	disallowedURL, disallowed, closeDisallowed, err := jsweb.Disallowing("127.0.0.2")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer closeDisallowed()
+	s, err := jsweb.Start(jsweb.Options{PrivateURL: "http://" + privateAddr + "/probe", DisallowedURL: disallowedURL + "/secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRenderer(t, render.Options{})
+	body := get(t, s.URL()+"/")
+	host, _ := url.Parse(s.URL())
+	f := &onlyHost{host: host.Host}
+
+	p, err := r.Render(t.Context(), s.URL()+"/", body, "text/html; charset=utf-8", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, l := range p.Links {
+		if u, err := url.Parse(l); err == nil && u.Host == host.Host {
+			paths = append(paths, u.Path)
+		}
+	}
+	for _, want := range []string{"/", "/docs/intro", "/docs/install", "/docs/config", "/endless.html", "/hog.html", "/docs/shadow", "/docs/scrolled", "/docs/pushed"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("links %v, without %s", paths, want)
+		}
+	}
+	if !strings.Contains(string(p.HTML), jsweb.LateWord("/")) {
+		t.Errorf("rendered HTML lacks the text fetched after load (%s):\n%s", jsweb.LateWord("/"), p.HTML)
+	}
+	if !p.Settled || p.URL != s.URL()+"/docs/pushed" {
+		t.Errorf("settled %v, URL %s", p.Settled, p.URL)
+	}
+	if n := s.Requests("/"); n != 1 {
+		t.Errorf("the page was requested %d times, want once (by the test, not the browser)", n)
+	}
+	if s.Requests("/app.js") != 1 || s.Requests("/api/nav.json") != 1 {
+		t.Errorf("script %d, API %d requests; want one each, through the Fetcher", s.Requests("/app.js"), s.Requests("/api/nav.json"))
+	}
+	time.Sleep(200 * time.Millisecond)
+	if private.Load() != 0 || disallowed() != 0 {
+		t.Errorf("connections to the private address %d, requests to the disallowed host %d; want none", private.Load(), disallowed())
+	}
+	f.mu.Lock()
+	refused := slices.Clone(f.refused)
+	f.mu.Unlock()
+	if p.Refused < 2 || !slices.ContainsFunc(refused, func(u string) bool { return strings.Contains(u, privateAddr) }) ||
+		!slices.ContainsFunc(refused, func(u string) bool { return strings.HasPrefix(u, disallowedURL) }) {
+		t.Errorf("refused %d: %v", p.Refused, refused)
+	}
+}
+
+// TestNothingLeavesTheBrowser: what the Fetch domain does not intercept
+// (WebSocket, preconnect, DNS prefetch) and what the Fetcher refuses
+// (scripts' requests, images, frames) never reaches a listener: the
+// browser can neither resolve nor connect by itself.
+func TestNothingLeavesTheBrowser(t *testing.T) {
+	addr, conns := counting(t, "127.0.0.1")
+	r := newRenderer(t, render.Options{Settle: 300 * time.Millisecond})
+	page := `<!DOCTYPE html><html><head>
+<link rel="preconnect" href="http://` + addr + `">
+<link rel="dns-prefetch" href="http://` + addr + `">
+<link rel="prefetch" href="http://` + addr + `/prefetch">
+</head><body>
+<img src="http://` + addr + `/img.png">
+<iframe src="http://` + addr + `/frame"></iframe>
+<script>
+try { new WebSocket('ws://` + addr + `/ws'); } catch (e) {}
+fetch('http://` + addr + `/fetch').catch(() => {});
+navigator.sendBeacon && navigator.sendBeacon('http://` + addr + `/beacon', 'x');
+try { new EventSource('http://` + addr + `/events'); } catch (e) {}
+</script></body></html>`
+	refuseAll := render.FetcherFunc(func(context.Context, *http.Request) (*render.Response, error) {
+		return nil, errors.New("refused")
+	})
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/page.html", []byte(page), "text/html", refuseAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if n := conns.Load(); n != 0 {
+		t.Errorf("%d connections reached the listener; want none (refused %d)", n, p.Refused)
+	}
+	if p.Refused < 3 {
+		t.Errorf("refused %d requests; want the image, frame and fetch at least", p.Refused)
+	}
+}
+
+// TestRenderPageThatNeverSettles: a page whose timers and requests never
+// stop is read when its budget is spent, not waited on for ever.
+func TestRenderPageThatNeverSettles(t *testing.T) {
+	s, err := jsweb.Start(jsweb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRenderer(t, render.Options{Timeout: 2 * time.Second})
+	host, _ := url.Parse(s.URL())
+	start := time.Now()
+	p, err := r.Render(t.Context(), s.URL()+"/endless.html", get(t, s.URL()+"/endless.html"), "text/html", &onlyHost{host: host.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("render took %v with a budget of 2s", took)
+	}
+	if p.Settled || !strings.Contains(string(p.HTML), "Endless page") {
+		t.Errorf("settled %v; HTML %s", p.Settled, p.HTML)
+	}
+}
+
+// TestRenderAfterCloseAndCancel: Render after Close fails with ErrClosed;
+// a cancelled context ends a render with its error.
+func TestRenderAfterCloseAndCancel(t *testing.T) {
+	r := newRenderer(t, render.Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	refuse := render.FetcherFunc(func(context.Context, *http.Request) (*render.Response, error) { return nil, errors.New("no") })
+	if _, err := r.Render(ctx, "http://127.0.0.1:1/", []byte("<p>x"), "text/html", refuse); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := r.Render(t.Context(), "ftp://127.0.0.1/", nil, "text/html", refuse); err == nil {
+		t.Error("an ftp URL rendered")
+	}
+	r.Close()
+	if _, err := r.Render(t.Context(), "http://127.0.0.1:1/", []byte("<p>x"), "text/html", refuse); !errors.Is(err, render.ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
