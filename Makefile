@@ -14,7 +14,7 @@ HARNESS       ?= ../shared/bench
 PG_JUDGED     ?= $(if $(wildcard ../shared/search/pg-judged.tsv),../shared/search/pg-judged.tsv,testdata/relevance/pg-judged.tsv)
 RUST_JUDGED   ?= testdata/relevance/rust-judged.tsv
 
-.PHONY: all deps build test lint bench fuzz generate clean screenshot relevance
+.PHONY: all deps build test lint bench fuzz generate clean screenshot relevance render-bench
 
 all: lint test
 
@@ -48,6 +48,11 @@ bench:
 ## fuzz: each fuzz target for FUZZTIME (CI runs this with a short time)
 fuzz:
 	@./.ci/fuzz.sh $(FUZZTIME)
+
+## render-bench: pages per second rendered in headless Chromium (crawler/render), two tabs,
+## over internal/jsweb's generated JavaScript site (needs chromium)
+render-bench:
+	$(GO) test -run '^$$' -bench Render -benchtime 200x ./crawler/render
 
 ## relevance: MRR@10, success@1 and success@3 of the judged queries, per corpus and backend
 ## (crawls the bench harness's corpora, HARNESS; PostgreSQL too when PG or LINKSRUS_TEST_PG

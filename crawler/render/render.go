@@ -208,10 +208,28 @@ func (r *Renderer) begin() error {
 }
 
 // recorder is run in every document before its scripts: it records the
-// URLs the page moves to without loading them.
+// URLs the page moves to without loading them, and counts the page's
+// fetch and XMLHttpRequest calls under way, which the browser may not
+// have handed to the Fetch domain yet when its network looks idle.
 const recorder = `(() => {
 	const urls = [];
 	Object.defineProperty(window, '__linksrusMoves', { value: urls });
+	let pending = 0;
+	const done = () => { pending--; };
+	Object.defineProperty(window, '__linksrusPending', { get: () => pending });
+	const origFetch = window.fetch;
+	window.fetch = function () {
+		pending++;
+		const p = origFetch.apply(this, arguments);
+		p.then(done, done);
+		return p;
+	};
+	const origSend = XMLHttpRequest.prototype.send;
+	XMLHttpRequest.prototype.send = function () {
+		pending++;
+		this.addEventListener('loadend', done, { once: true });
+		return origSend.apply(this, arguments);
+	};
 	for (const m of ['pushState', 'replaceState']) {
 		const orig = history[m];
 		history[m] = function (state, title, u) {
@@ -300,13 +318,20 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		}
 		settled = false // loading took the whole budget
 	}
+	pagePending := func() int {
+		n, err := chromedp.Run(budget, chromedp.Evaluate[int](`window.__linksrusPending || 0`))
+		if err != nil {
+			return 0 // the budget is spent, or the page is gone: nothing to wait for
+		}
+		return n
+	}
 	if settled {
-		settled = rs.settle(budget, r.opts.Settle)
+		settled = rs.settle(budget, r.opts.Settle, pagePending)
 		for i := 0; settled && i < r.opts.ScrollSteps; i++ {
 			if err := chromedp.Do(budget, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`)); err != nil {
 				break
 			}
-			settled = rs.settle(budget, r.opts.Settle)
+			settled = rs.settle(budget, r.opts.Settle, pagePending)
 		}
 	}
 	// Read the DOM with what is left of ctx: the budget may be spent.
@@ -385,14 +410,18 @@ func (rs *requests) touch() { rs.last.Store(time.Now().UnixNano()) }
 // wait waits for the answering goroutines, which end with the tab.
 func (rs *requests) wait() { rs.wg.Wait() }
 
-// settle waits until no request has been under way for d, and reports
-// whether that happened before ctx ended.
-func (rs *requests) settle(ctx context.Context, d time.Duration) bool {
+// settle waits until no request has been under way for d, neither one
+// intercepted nor one the page's scripts have made (pagePending), and
+// reports whether that happened before ctx ended.
+func (rs *requests) settle(ctx context.Context, d time.Duration, pagePending func() int) bool {
 	tick := time.NewTicker(d / 5)
 	defer tick.Stop()
 	for {
 		if rs.inFlight.Load() == 0 && time.Since(time.Unix(0, rs.last.Load())) >= d {
-			return true
+			if pagePending() == 0 {
+				return true
+			}
+			rs.touch() // a script's request is on its way to the Fetch domain
 		}
 		select {
 		case <-ctx.Done():

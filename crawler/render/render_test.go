@@ -19,7 +19,7 @@ import (
 	"github.com/linksrus/linksrus/internal/jsweb"
 )
 
-func newRenderer(t *testing.T, opts render.Options) *render.Renderer {
+func newRenderer(t testing.TB, opts render.Options) *render.Renderer {
 	t.Helper()
 	opts.Chromium = chromium.ForTest(t)
 	r, err := render.New(t.Context(), opts)
@@ -79,7 +79,7 @@ func counting(t *testing.T, addr string) (string, *atomic.Int32) {
 	return ln.Addr().String(), &n
 }
 
-func get(t *testing.T, u string) []byte {
+func get(t testing.TB, u string) []byte {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
