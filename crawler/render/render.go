@@ -29,6 +29,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -74,6 +75,9 @@ type Options struct {
 	// MaxBytes bounds what the browser's requests of one page fetch
 	// together; past it they are refused (default 16 MiB).
 	MaxBytes int64
+	// MaxHeapMB bounds each page's JavaScript heap, in MiB (default
+	// 512): a page that allocates past it dies alone, and Render says so.
+	MaxHeapMB int
 }
 
 func (o Options) withDefaults() Options {
@@ -94,6 +98,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 16 << 20
+	}
+	if o.MaxHeapMB <= 0 {
+		o.MaxHeapMB = 512
 	}
 	return o
 }
@@ -120,6 +127,10 @@ type Page struct {
 
 // ErrClosed is returned by Render after Close.
 var ErrClosed = errors.New("render: renderer is closed")
+
+// ErrCrashed is returned by Render for a page whose tab died (out of
+// memory: see Options.MaxHeapMB): there is no DOM to read.
+var ErrCrashed = errors.New("render: the page crashed")
 
 // Renderer renders pages in one headless Chromium; see the package
 // documentation. It is safe for concurrent use.
@@ -159,6 +170,7 @@ func New(ctx context.Context, opts Options) (*Renderer, error) {
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("force-webrtc-ip-handling-policy", true),
 		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", opts.MaxHeapMB)),
 	)
 	browser, cancel := chromedp.NewContext(allocCtx)
 	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel, tabs: make(chan struct{}, opts.Tabs)}
@@ -305,6 +317,22 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 			return err
 		}
 		rs.serve(serving, t, events)
+		// A page that dies (out of memory, say) ends its budget at once.
+		crashes := cdp.Events(serving, t, inspector.TargetCrashed)
+		if _, err := cdp.Call(tab, t, inspector.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		rs.wg.Add(1)
+		go func() {
+			defer rs.wg.Done()
+			for _, err := range crashes {
+				if err == nil {
+					rs.crashed.Store(true)
+					cancelBudget()
+				}
+				return
+			}
+		}()
 		return nil
 	}))
 	if err != nil {
@@ -333,6 +361,9 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 			}
 			settled = rs.settle(budget, r.opts.Settle, pagePending)
 		}
+	}
+	if rs.crashed.Load() {
+		return nil, fmt.Errorf("render %s: %w", pageURL, ErrCrashed)
 	}
 	// Read the DOM with what is left of ctx: the budget may be spent.
 	read, cancelRead := context.WithTimeout(tab, 5*time.Second)
@@ -380,6 +411,7 @@ type requests struct {
 	fetched  atomic.Int32
 	refused  atomic.Int32
 	served   atomic.Bool // the page's own body was given once
+	crashed  atomic.Bool // the tab died
 }
 
 // serve answers the events until the tab closes.

@@ -233,3 +233,29 @@ func TestRenderAfterCloseAndCancel(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// TestRenderPageThatEatsMemory: a page that allocates until it dies fails
+// with ErrCrashed as it dies, and the renderer renders the next page as
+// before.
+func TestRenderPageThatEatsMemory(t *testing.T) {
+	s, err := jsweb.Start(jsweb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRenderer(t, render.Options{Timeout: 5 * time.Second, MaxHeapMB: 128})
+	host, _ := url.Parse(s.URL())
+	f := &onlyHost{host: host.Host}
+	start := time.Now()
+	p, err := r.Render(t.Context(), s.URL()+"/hog.html", get(t, s.URL()+"/hog.html"), "text/html", f)
+	if !errors.Is(err, render.ErrCrashed) {
+		t.Errorf("a page that eats memory: %v, want ErrCrashed", err)
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("the hog took %v with a budget of 5s", took)
+	}
+	p, err = r.Render(t.Context(), s.URL()+"/", get(t, s.URL()+"/"), "text/html", f)
+	if err != nil || !strings.Contains(string(p.HTML), jsweb.LateWord("/")) {
+		t.Fatalf("the next page: %v", err)
+	}
+}
