@@ -247,14 +247,14 @@ func TestRenderPageThatEatsMemory(t *testing.T) {
 	host, _ := url.Parse(s.URL())
 	f := &onlyHost{host: host.Host}
 	start := time.Now()
-	p, err := r.Render(t.Context(), s.URL()+"/hog.html", get(t, s.URL()+"/hog.html"), "text/html", f)
+	_, err = r.Render(t.Context(), s.URL()+"/hog.html", get(t, s.URL()+"/hog.html"), "text/html", f)
 	if !errors.Is(err, render.ErrCrashed) {
 		t.Errorf("a page that eats memory: %v, want ErrCrashed", err)
 	}
 	if took := time.Since(start); took > 8*time.Second {
 		t.Errorf("the hog took %v with a budget of 5s", took)
 	}
-	p, err = r.Render(t.Context(), s.URL()+"/", get(t, s.URL()+"/"), "text/html", f)
+	p, err := r.Render(t.Context(), s.URL()+"/", get(t, s.URL()+"/"), "text/html", f)
 	if err != nil || !strings.Contains(string(p.HTML), jsweb.LateWord("/")) {
 		t.Fatalf("the next page: %v", err)
 	}
