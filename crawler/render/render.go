@@ -110,8 +110,8 @@ type Page struct {
 	// URL is where the page is once rendered: its URL, or the last one it
 	// moved to with pushState or replaceState.
 	URL string
-	// HTML is the rendered document (without shadow roots' content,
-	// whose links are in Links).
+	// HTML is the rendered document, the content of its open shadow
+	// roots copied into their hosts (see collect).
 	HTML []byte
 	// Links are the absolute URLs of the page's anchors and areas
 	// (shadow roots' included) and those it moved to, in document order,
@@ -254,6 +254,10 @@ const recorder = `(() => {
 })();`
 
 // collect reads the rendered page: its location, its HTML, and its links.
+// The content of each open shadow root (the innermost first) is copied
+// into its host, ahead of the host's own children, so that the HTML holds
+// the text and links a reader sees there; the page is read once this has
+// run, so that its scripts reacting to the copy change nothing read.
 const collect = `(() => {
 	const links = [];
 	const walk = (root) => root.querySelectorAll('*').forEach((el) => {
@@ -261,6 +265,14 @@ const collect = `(() => {
 		if (el.shadowRoot) walk(el.shadowRoot);
 	});
 	walk(document);
+	const flatten = (root) => root.querySelectorAll('*').forEach((el) => {
+		if (!el.shadowRoot) return;
+		flatten(el.shadowRoot);
+		const copy = document.createElement('div');
+		copy.innerHTML = el.shadowRoot.innerHTML;
+		el.prepend(copy);
+	});
+	flatten(document);
 	return { url: location.href, html: document.documentElement.outerHTML,
 		links: links.concat(window.__linksrusMoves || []) };
 })()`

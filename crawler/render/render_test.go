@@ -134,6 +134,9 @@ func TestRenderJavaScriptSite(t *testing.T) {
 	if !strings.Contains(string(p.HTML), jsweb.LateWord("/")) {
 		t.Errorf("rendered HTML lacks the text fetched after load (%s):\n%s", jsweb.LateWord("/"), p.HTML)
 	}
+	if !strings.Contains(string(p.HTML), `<a href="/docs/shadow">Inside the shadow root</a>`) {
+		t.Errorf("rendered HTML lacks the shadow root's link and its text:\n%s", p.HTML)
+	}
 	if !p.Settled || p.URL != s.URL()+"/docs/pushed" {
 		t.Errorf("settled %v, URL %s", p.Settled, p.URL)
 	}
