@@ -9,7 +9,7 @@
 // never downloaded twice.
 //
 // A Renderer owns one browser and renders at most Options.Tabs pages at
-// a time; Render returns the page's DOM once its network has been idle
+// a time, in tabs it keeps from page to page (emptied in between); Render returns the page's DOM once its network has been idle
 // for Options.Settle (or its budget, Options.Timeout, is spent, which
 // pages whose timers never stop do), with the links a person could
 // follow: anchors and areas, in open shadow roots too, and the URLs the
@@ -140,6 +140,7 @@ type Renderer struct {
 	cancelAlloc context.CancelFunc
 	cancel      context.CancelFunc
 	tabs        chan struct{}
+	idle        chan *tab // tabs ready for another page
 	mu          sync.Mutex
 	closed      bool
 	wg          sync.WaitGroup
@@ -173,7 +174,8 @@ func New(ctx context.Context, opts Options) (*Renderer, error) {
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", opts.MaxHeapMB)),
 	)
 	browser, cancel := chromedp.NewContext(allocCtx)
-	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel, tabs: make(chan struct{}, opts.Tabs)}
+	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel,
+		tabs: make(chan struct{}, opts.Tabs), idle: make(chan *tab, opts.Tabs)}
 	// The first run starts the browser; a blank tab it keeps is where
 	// the browser context lives.
 	started := make(chan error, 1)
@@ -204,6 +206,15 @@ func (r *Renderer) Close() error {
 	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
+	for {
+		select {
+		case t := <-r.idle:
+			t.close()
+			continue
+		default:
+		}
+		break
+	}
 	r.cancelAlloc()
 	return nil
 }
@@ -303,10 +314,15 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 	case <-r.browser.Done():
 		return nil, fmt.Errorf("render %s: %w", pageURL, ErrClosed)
 	}
-	tab, closeTab := chromedp.NewContext(r.browser)
-	defer closeTab()
-	// The tab ends with ctx, or with the renderer.
-	stop := context.AfterFunc(ctx, closeTab)
+	t, err := r.takeTab()
+	if err != nil {
+		return nil, r.renderErr(ctx, pageURL, err)
+	}
+	reusable := false
+	defer func() { r.giveBack(t, reusable) }()
+	tab := t.ctx
+	// The tab ends with ctx (and is not used again), or with the renderer.
+	stop := context.AfterFunc(ctx, t.close)
 	defer stop()
 	budget, cancelBudget := context.WithTimeout(tab, r.opts.Timeout)
 	defer cancelBudget()
@@ -320,20 +336,10 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		rs.wait()
 	}()
 	p := &Page{}
-	err = chromedp.Do(tab, chromedp.Func(func(_ context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(tab, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorder}); err != nil {
-			return err
-		}
-		events := cdp.Events(serving, t, fetch.RequestPaused)
-		if _, err := cdp.Call(tab, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
-			return err
-		}
-		rs.serve(serving, t, events)
+	err = chromedp.Do(tab, chromedp.Func(func(_ context.Context, target *chromedp.Target) error {
+		rs.serve(serving, target, cdp.Events(serving, target, fetch.RequestPaused))
 		// A page that dies (out of memory, say) ends its budget at once.
-		crashes := cdp.Events(serving, t, inspector.TargetCrashed)
-		if _, err := cdp.Call(tab, t, inspector.Enable, cdp.Empty{}); err != nil {
-			return err
-		}
+		crashes := cdp.Events(serving, target, inspector.TargetCrashed)
 		rs.wg.Add(1)
 		go func() {
 			defer rs.wg.Done()
@@ -393,7 +399,68 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		}
 	}
 	p.Fetched, p.Refused = int(rs.fetched.Load()), int(rs.refused.Load())
+	reusable = !rs.crashed.Load()
 	return p, nil
+}
+
+// tab is a browser tab kept for page after page: opening one costs more
+// than a third of a render.
+type tab struct {
+	ctx   context.Context
+	close context.CancelFunc
+}
+
+// takeTab returns an idle tab, or opens one: intercepting every request
+// and running the recorder in every document it loads.
+func (r *Renderer) takeTab() (*tab, error) {
+	for {
+		select {
+		case t := <-r.idle:
+			if t.ctx.Err() == nil {
+				return t, nil
+			}
+			continue // closed while idle (its renderer is closing)
+		default:
+		}
+		break
+	}
+	ctx, cancel := chromedp.NewContext(r.browser)
+	t := &tab{ctx: ctx, close: cancel}
+	err := chromedp.Do(ctx, chromedp.Func(func(_ context.Context, target *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorder}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, target, inspector.Enable, cdp.Empty{})
+		return err
+	}))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return t, nil
+}
+
+// giveBack keeps t for the next page if it rendered this one to its end:
+// it is emptied first (about:blank ends the page's scripts and the
+// requests they would make with no one to answer them); any other tab is
+// closed.
+func (r *Renderer) giveBack(t *tab, reusable bool) {
+	if reusable && t.ctx.Err() == nil {
+		blank, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		err := chromedp.Do(blank, chromedp.Navigate("about:blank"))
+		cancel()
+		if err == nil {
+			select {
+			case r.idle <- t:
+				return
+			default:
+			}
+		}
+	}
+	t.close()
 }
 
 func (r *Renderer) renderErr(ctx context.Context, pageURL string, err error) error {

@@ -262,3 +262,43 @@ func TestRenderPageThatEatsMemory(t *testing.T) {
 		t.Fatalf("the next page: %v", err)
 	}
 }
+
+// TestTabReusedCleanly: a tab renders page after page, and nothing of a
+// page reaches the next: the endless page's timers stop with its render,
+// and the home page's pushState is not the next page's link.
+func TestTabReusedCleanly(t *testing.T) {
+	s, err := jsweb.Start(jsweb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRenderer(t, render.Options{Tabs: 1, Timeout: 2 * time.Second})
+	host, _ := url.Parse(s.URL())
+	f := &onlyHost{host: host.Host}
+	renderPage := func(route string) *render.Page {
+		t.Helper()
+		p, err := r.Render(t.Context(), s.URL()+route, get(t, s.URL()+route), "text/html; charset=utf-8", f)
+		if err != nil {
+			t.Fatalf("%s: %v", route, err)
+		}
+		return p
+	}
+	renderPage("/endless.html")
+	ticks := s.Requests("/api/tick")
+	if ticks == 0 {
+		t.Fatal("the endless page made no request while rendered")
+	}
+	if p := renderPage("/"); p.URL != s.URL()+"/docs/pushed" {
+		t.Errorf("home rendered at %s", p.URL)
+	}
+	p := renderPage("/docs/intro")
+	if p.URL != s.URL()+"/docs/intro" || slices.Contains(p.Links, s.URL()+"/docs/pushed") {
+		t.Errorf("/docs/intro rendered at %s with links %v: the home page's move leaked", p.URL, p.Links)
+	}
+	if !strings.Contains(string(p.HTML), jsweb.LateWord("/docs/intro")) {
+		t.Errorf("/docs/intro's text is missing")
+	}
+	if n := s.Requests("/api/tick"); n != ticks {
+		t.Errorf("the endless page went on requesting after its render: %d requests, %d when it ended", n, ticks)
+	}
+}
