@@ -33,6 +33,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/linksrus/linksrus/internal/chromium"
 )
 
 // Fetcher fetches, under the crawl's rules, a request the browser makes
@@ -59,7 +61,8 @@ type Response struct {
 
 // Options configure a Renderer; the zero value is the default.
 type Options struct {
-	// Chromium is the browser's path ("chromium" in PATH if empty).
+	// Chromium is the browser's path; if empty, the first of
+	// chromium.Names found in PATH (see package internal/chromium).
 	Chromium string
 	// Tabs is how many pages render at once (default 2).
 	Tabs int
@@ -80,9 +83,13 @@ type Options struct {
 	MaxHeapMB int
 }
 
-func (o Options) withDefaults() Options {
+func (o Options) withDefaults() (Options, error) {
 	if o.Chromium == "" {
-		o.Chromium = "chromium"
+		p, err := chromium.Path()
+		if err != nil {
+			return o, err
+		}
+		o.Chromium = p
 	}
 	if o.Tabs <= 0 {
 		o.Tabs = 2
@@ -102,7 +109,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxHeapMB <= 0 {
 		o.MaxHeapMB = 512
 	}
-	return o
+	return o, nil
 }
 
 // Page is a rendered page.
@@ -148,7 +155,10 @@ type Renderer struct {
 
 // New starts the browser. ctx bounds the start only.
 func New(ctx context.Context, opts Options) (*Renderer, error) {
-	opts = opts.withDefaults()
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(opts.Chromium),
 		chromedp.Headless,

@@ -302,3 +302,16 @@ func TestTabReusedCleanly(t *testing.T) {
 		t.Errorf("the endless page went on requesting after its render: %d requests, %d when it ended", n, ticks)
 	}
 }
+
+// TestNewWithoutBrowser: with no browser named and none in PATH, New
+// says so rather than starting nothing.
+func TestNewWithoutBrowser(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	r, err := render.New(t.Context(), render.Options{})
+	if err == nil {
+		r.Close()
+	}
+	if !errors.Is(err, chromium.ErrNotFound) {
+		t.Errorf("New without a browser: %v, want chromium.ErrNotFound", err)
+	}
+}

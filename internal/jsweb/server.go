@@ -153,8 +153,8 @@ func (s *Server) Pages() []string {
 	return out
 }
 
-// Shell returns the paths a crawl that does not run scripts finds: the
-// home page alone (and /gen/0 when the crawl starts there too).
+// Shell returns the paths a crawl of the site from "/" finds when it does
+// not run scripts: the home page alone, which links nothing.
 func Shell() []string { return []string{"/"} }
 
 // LateWord returns the word that only route's text fetched after load

@@ -9,7 +9,7 @@
 // documents holding its rarest term and finds phrases without reading
 // them.
 // Relevance is BM25F (k1 = 1.2, b = 0.75) over the title, the URL's path
-// terms and the content, weighted by the query's textindex.Weights, as
+// terms, the headings and the content, weighted by the query's textindex.Weights, as
 // SQLite FTS5's bm25() computes it, so that this backend and the embedded
 // one order results alike; it is combined with PageRank as textindex.Query
 // describes.

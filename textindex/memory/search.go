@@ -347,7 +347,9 @@ func intersect(lists [][]uint32) []uint32 {
 
 // countPhrase returns, by field, how many times a phrase occurs whose
 // terms' positions are lists (ascending each): the places p of its first
-// term where the next is at p+1, and so on.
+// term where the next is at p+1, and so on. It consumes lists[1:] (the
+// positions already passed are cut off), which its caller refills for
+// each document.
 func countPhrase(lists [][]uint32) [numFields]uint32 {
 	var tf [numFields]uint32
 	rest := lists[1:]
