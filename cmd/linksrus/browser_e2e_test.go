@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/linksrus/linksrus/internal/chromium"
+	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
 )
 
 // startLoopbackSite serves the test site's pages on ip (a loopback
@@ -44,7 +44,7 @@ func startLoopbackSite(t *testing.T, ip string, n int) *testSite {
 // screenshot writes docs/search.png with it); otherwise it goes to a
 // temporary directory.
 func TestSearchPageInBrowser(t *testing.T) {
-	browser := chromium.ForTest(t)
+	browser := chromiumtest.ForTest(t)
 	a := startLoopbackSite(t, "127.0.0.1", 25)
 	b := startLoopbackSite(t, "127.0.0.2", 12)
 	data := t.TempDir()

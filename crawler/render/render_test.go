@@ -16,12 +16,13 @@ import (
 
 	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/internal/chromium"
+	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
 	"github.com/linksrus/linksrus/internal/jsweb"
 )
 
 func newRenderer(t testing.TB, opts render.Options) *render.Renderer {
 	t.Helper()
-	opts.Chromium = chromium.ForTest(t)
+	opts.Chromium = chromiumtest.ForTest(t)
 	r, err := render.New(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

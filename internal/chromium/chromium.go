@@ -1,12 +1,11 @@
-// Package chromium finds the Chromium browser that tests drive (and that
-// .ci/run installs from Debian's chromium package).
+// Package chromium finds the Chromium browser that package render and the
+// browser tests drive (.ci/run installs Debian's chromium package);
+// chromiumtest gives it to tests.
 package chromium
 
 import (
 	"errors"
-	"os"
 	"os/exec"
-	"testing"
 )
 
 // Names are the commands tried, in order.
@@ -23,20 +22,4 @@ func Path() (string, error) {
 		}
 	}
 	return "", ErrNotFound
-}
-
-// ForTest returns the browser's path for a test that drives it: without
-// one, the test is skipped, or fails under CI (the CI environment
-// variable set), where .ci/run installs it.
-func ForTest(t testing.TB) string {
-	t.Helper()
-	p, err := Path()
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%v: .ci/run installs it", err)
-	}
-	t.Skip(err)
-	return ""
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/linksrus/linksrus/internal/chromium"
+	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
 	"github.com/linksrus/linksrus/internal/jsweb"
 )
 
@@ -69,7 +69,7 @@ func TestServedAsHTML(t *testing.T) {
 // shadow root's link, the link added on scroll, the pushed route, the
 // generated pages' links, and both probes requested.
 func TestRenderedInChromium(t *testing.T) {
-	browser := chromium.ForTest(t)
+	browser := chromiumtest.ForTest(t)
 	var private atomic.Int32
 	privateSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { private.Add(1) }))
 	defer privateSrv.Close()
