@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,18 +119,25 @@ type Page struct {
 	// moved to with pushState or replaceState.
 	URL string
 	// HTML is the rendered document, the content of its open shadow
-	// roots copied into their hosts (see collect).
+	// roots copied into their hosts, and the href of each anchor and area
+	// the absolute URL the browser resolved it to (see collect).
 	HTML []byte
 	// Links are the absolute URLs of the page's anchors and areas
-	// (shadow roots' included) and those it moved to, in document order,
-	// each once.
+	// (shadow roots' included) in document order, then those it moved
+	// to, each once.
 	Links []string
+	// Moved are the URLs the page moved to with history.pushState and
+	// replaceState that are not among its anchors: links the HTML does
+	// not hold.
+	Moved []string
 	// Settled is false when the budget ran out before the page's network
 	// was idle: the DOM is as it was then.
 	Settled bool
 	// Fetched and Refused count the browser's requests the Fetcher
-	// answered and those refused (by it, or past MaxBytes).
-	Fetched, Refused int
+	// answered and those refused (by it, or past MaxBytes); Unread those
+	// failed because a crawl reads nothing from them (images, fonts,
+	// media, the site's icon), never handed to the Fetcher.
+	Fetched, Refused, Unread int
 }
 
 // ErrClosed is returned by Render after Close.
@@ -153,13 +161,18 @@ type Renderer struct {
 	wg          sync.WaitGroup
 }
 
+// maxTempDir is the longest TMPDIR under which Chromium's singleton
+// socket (TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket) fits in
+// the 107 bytes of a socket's path.
+const maxTempDir = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+
 // New starts the browser. ctx bounds the start only.
 func New(ctx context.Context, opts Options) (*Renderer, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+	flags := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(opts.Chromium),
 		chromedp.Headless,
 		chromedp.NoSandbox,
@@ -182,7 +195,13 @@ func New(ctx context.Context, opts Options) (*Renderer, error) {
 		chromedp.Flag("force-webrtc-ip-handling-policy", true),
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", opts.MaxHeapMB)),
-	)
+	}
+	if len(os.TempDir()) > maxTempDir {
+		// Chromium puts a socket under TMPDIR, and a socket's path is
+		// at most 107 bytes: under a long TMPDIR it fails to start.
+		flags = append(flags, chromedp.Env("TMPDIR=/tmp"))
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), flags...)
 	browser, cancel := chromedp.NewContext(allocCtx)
 	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel,
 		tabs: make(chan struct{}, opts.Tabs), idle: make(chan *tab, opts.Tabs)}
@@ -275,14 +294,20 @@ const recorder = `(() => {
 })();`
 
 // collect reads the rendered page: its location, its HTML, and its links.
-// The content of each open shadow root (the innermost first) is copied
+// Each link's href is set to the URL the browser resolved it to, so that
+// the HTML's links mean what they meant in the page, though pushState may
+// have moved the page away from the URL they are read against. The content of each open shadow root (the innermost first) is copied
 // into its host, ahead of the host's own children, so that the HTML holds
 // the text and links a reader sees there; the page is read once this has
 // run, so that its scripts reacting to the copy change nothing read.
 const collect = `(() => {
 	const links = [];
 	const walk = (root) => root.querySelectorAll('*').forEach((el) => {
-		if ((el.tagName === 'A' || el.tagName === 'AREA') && el.href) links.push(String(el.href));
+		if ((el.tagName === 'A' || el.tagName === 'AREA') && el.href) {
+			const href = String(el.href);
+			links.push(href);
+			el.setAttribute('href', href);
+		}
 		if (el.shadowRoot) walk(el.shadowRoot);
 	});
 	walk(document);
@@ -295,13 +320,14 @@ const collect = `(() => {
 	});
 	flatten(document);
 	return { url: location.href, html: document.documentElement.outerHTML,
-		links: links.concat(window.__linksrusMoves || []) };
+		links: links, moves: window.__linksrusMoves || [] };
 })()`
 
 type collected struct {
 	URL   string   `json:"url"`
 	HTML  string   `json:"html"`
 	Links []string `json:"links"`
+	Moves []string `json:"moves"`
 }
 
 // Render renders the page at pageURL whose body (of contentType) the
@@ -408,7 +434,14 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 			p.Links = append(p.Links, l)
 		}
 	}
-	p.Fetched, p.Refused = int(rs.fetched.Load()), int(rs.refused.Load())
+	for _, l := range c.Moves {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
+			p.Links = append(p.Links, l)
+			p.Moved = append(p.Moved, l)
+		}
+	}
+	p.Fetched, p.Refused, p.Unread = int(rs.fetched.Load()), int(rs.refused.Load()), int(rs.unread.Load())
 	reusable = !rs.crashed.Load()
 	return p, nil
 }
@@ -499,6 +532,7 @@ type requests struct {
 	bytes    atomic.Int64
 	fetched  atomic.Int32
 	refused  atomic.Int32
+	unread   atomic.Int32
 	served   atomic.Bool // the page's own body was given once
 	crashed  atomic.Bool // the tab died
 }
@@ -556,7 +590,9 @@ func (rs *requests) settle(ctx context.Context, d time.Duration, pagePending fun
 func (rs *requests) answer(tab context.Context, t *chromedp.Target, ev fetch.EventRequestPaused) {
 	res, err := rs.response(ev)
 	if err != nil {
-		rs.refused.Add(1)
+		if !errors.Is(err, errUnread) {
+			rs.refused.Add(1)
+		}
 		cdp.Call(tab, t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
 	}
@@ -589,6 +625,22 @@ func passedOn(name string) bool {
 
 var errTooMuch = errors.New("render: the page's requests fetched more than MaxBytes")
 
+// errUnread fails the requests for what a crawl does not read.
+var errUnread = errors.New("render: not fetched: a crawl reads no images, fonts or media")
+
+// unread reports whether a request is for what neither the page's text
+// nor its links come from (images, fonts, audio and video, the site's
+// icon), which is not fetched: it would cost the site and the crawl
+// bytes, and each its host's politeness slot, for nothing a crawl reads.
+func unread(t network.ResourceType, rawURL string) bool {
+	switch t {
+	case network.ResourceTypeImage, network.ResourceTypeFont, network.ResourceTypeMedia:
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	return err == nil && u.Path == "/favicon.ico"
+}
+
 // response is the answer to ev: the crawl's body for the page itself, the
 // Fetcher's for any other request.
 func (rs *requests) response(ev fetch.EventRequestPaused) (*Response, error) {
@@ -600,6 +652,10 @@ func (rs *requests) response(ev fetch.EventRequestPaused) (*Response, error) {
 		h := http.Header{}
 		h.Set("Content-Type", rs.contentType)
 		return &Response{StatusCode: http.StatusOK, Header: h, Body: rs.body}, nil
+	}
+	if unread(ev.ResourceType, req.URL) {
+		rs.unread.Add(1)
+		return nil, errUnread
 	}
 	hr, err := http.NewRequestWithContext(rs.ctx, req.Method, req.URL, nil)
 	if err != nil {

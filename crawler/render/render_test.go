@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -135,8 +137,11 @@ func TestRenderJavaScriptSite(t *testing.T) {
 	if !strings.Contains(string(p.HTML), jsweb.LateWord("/")) {
 		t.Errorf("rendered HTML lacks the text fetched after load (%s):\n%s", jsweb.LateWord("/"), p.HTML)
 	}
-	if !strings.Contains(string(p.HTML), `<a href="/docs/shadow">Inside the shadow root</a>`) {
-		t.Errorf("rendered HTML lacks the shadow root's link and its text:\n%s", p.HTML)
+	if !strings.Contains(string(p.HTML), `<a href="`+s.URL()+`/docs/shadow">Inside the shadow root</a>`) {
+		t.Errorf("rendered HTML lacks the shadow root's link, absolute, and its text:\n%s", p.HTML)
+	}
+	if !slices.Equal(p.Moved, []string{s.URL() + "/docs/pushed"}) {
+		t.Errorf("moved to %v, want only /docs/pushed", p.Moved)
 	}
 	if !p.Settled || p.URL != s.URL()+"/docs/pushed" {
 		t.Errorf("settled %v, URL %s", p.Settled, p.URL)
@@ -191,8 +196,41 @@ try { new EventSource('http://` + addr + `/events'); } catch (e) {}
 	if n := conns.Load(); n != 0 {
 		t.Errorf("%d connections reached the listener; want none (refused %d)", n, p.Refused)
 	}
-	if p.Refused < 3 {
-		t.Errorf("refused %d requests; want the image, frame and fetch at least", p.Refused)
+	if p.Refused < 2 || p.Unread < 1 {
+		t.Errorf("refused %d requests, %d unread; want the frame and fetch refused at least, the image unread", p.Refused, p.Unread)
+	}
+}
+
+// TestUnreadNotFetched: what a crawl reads nothing from (images, fonts,
+// video, the site's icon) is failed without being handed to the Fetcher;
+// scripts, styles and the page's API calls are.
+func TestUnreadNotFetched(t *testing.T) {
+	r := newRenderer(t, render.Options{})
+	page := `<!DOCTYPE html><html><head><link rel="icon" href="/favicon.ico">
+<link rel="stylesheet" href="/site.css">
+<style>@font-face { font-family: F; src: url(/font.woff2); } body { font-family: F; }</style>
+</head><body><p>Text</p><img src="/photo.jpg"><video src="/clip.mp4" autoplay muted></video>
+<script src="/app.js"></script><script>fetch('/api/data');</script></body></html>`
+	var mu sync.Mutex
+	var asked []string
+	f := render.FetcherFunc(func(_ context.Context, req *http.Request) (*render.Response, error) {
+		mu.Lock()
+		asked = append(asked, req.URL.Path)
+		mu.Unlock()
+		return &render.Response{StatusCode: http.StatusOK, Body: []byte("/* */")}, nil
+	})
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", []byte(page), "text/html", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(asked)
+	if want := []string{"/api/data", "/app.js", "/site.css"}; !slices.Equal(asked, want) {
+		t.Errorf("the Fetcher was asked for %v, want %v", asked, want)
+	}
+	if p.Unread < 3 {
+		t.Errorf("%d requests unread, want the image, the video, the font and the icon", p.Unread)
 	}
 }
 
@@ -318,4 +356,15 @@ func TestNewWithoutBrowser(t *testing.T) {
 	if !errors.Is(err, chromium.ErrNotFound) {
 		t.Errorf("New without a browser: %v, want chromium.ErrNotFound", err)
 	}
+}
+
+// TestNewUnderLongTempDir: the browser starts under a TMPDIR too long for
+// the socket Chromium makes there (it failed with "Socket path too long").
+func TestNewUnderLongTempDir(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 80))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	newRenderer(t, render.Options{})
 }
