@@ -135,6 +135,26 @@ type Config struct {
 	// payload drops only its copy. Default: none.
 	Processors []pipeline.Processor
 
+	// Renderer, if set, renders the HTML pages Render picks, between the
+	// fetch and the extraction: their links and text are read from the
+	// rendered document, which later stages and Processors get as the
+	// page's Body (Outcome.Render says which pages, and how it went). A
+	// page whose render fails is crawled as served. Pages only: imports
+	// are never rendered.
+	Renderer Renderer
+
+	// Render says which pages Renderer renders (see RenderMode). Under
+	// RenderAuto, a page with no script is never rendered; one whose
+	// HTML is a shell its scripts fill (an empty mount point of a known
+	// framework, a <noscript> asking for JavaScript, next to no text) is,
+	// and for the others the yield of the host's renders decides: a
+	// host's first few scripted pages are rendered to measure it, then
+	// its scripted pages are rendered while at least half of its recent
+	// renders found a link to the host or text the page as served does
+	// not hold, its shells only while fewer do, none while none do.
+	// Default: RenderNever; a Renderer needs another mode.
+	Render RenderMode
+
 	// OnOutcome, if set, receives the Outcome of every URL of a crawl, once,
 	// before Crawl returns (after the Frontier's Done). It is called from
 	// the pipeline's goroutines, concurrently, and should return quickly.
@@ -153,6 +173,12 @@ func (cfg Config) Check() error {
 		return negative("Config.StoreBatchSize", cfg.StoreBatchSize)
 	case cfg.GraphWriters < 0:
 		return negative("Config.GraphWriters", cfg.GraphWriters)
+	}
+	switch {
+	case cfg.Render >= numRenderModes:
+		return &OptionError{Field: "Config.Render", Value: cfg.Render, Problem: "is not a RenderMode"}
+	case cfg.Render != RenderNever && cfg.Renderer == nil:
+		return &OptionError{Field: "Config.Renderer", Problem: "is nil with Config.Render " + cfg.Render.String()}
 	}
 	for i, g := range cfg.Gates {
 		if g == nil {

@@ -64,7 +64,13 @@ func Stages(cfg Config) ([]pipeline.StageRunner, error) {
 // reads it. A value on flush, if not nil, makes a store batch being
 // gathered go at once.
 func stages(cfg Config, releaseBody bool, flush <-chan struct{}) []pipeline.StageRunner {
-	return append([]pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.Workers)}, afterFetch(cfg, releaseBody, flush)...)
+	s := []pipeline.StageRunner{pipeline.FixedWorkerPool(newFetcher(cfg), cfg.Workers)}
+	if cfg.Renderer != nil && cfg.Render != RenderNever {
+		// The Renderer bounds its own tabs; as many workers as fetch
+		// workers let the pages it passes by go on while others render.
+		s = append(s, pipeline.FixedWorkerPool(newRenderStage(cfg.Renderer, cfg.Render), cfg.Workers))
+	}
+	return append(s, afterFetch(cfg, releaseBody, flush)...)
 }
 
 // afterFetch returns the stages that follow the fetch, for stages and for

@@ -158,6 +158,9 @@ type Outcome struct {
 	// Not Modified (see Payload.Unchanged): nothing was downloaded or
 	// stored again but the times.
 	Unchanged bool
+	// Render says whether the page was rendered (see Config.Renderer),
+	// how, or why its render failed.
+	Render RenderReport
 }
 
 // Crawled reports whether the page went through the whole pipeline.

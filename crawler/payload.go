@@ -103,9 +103,10 @@ type Payload struct {
 	aliasID uuid.UUID
 
 	outcome  fetchOutcome
-	fs       fetchState // how far the fetch has got, for a parked page
-	noFollow bool       // the response asked for no edges (X-Robots-Tag)
-	track    *tracker   // shared by the clones of a page; nil if untracked
+	render   RenderReport // set by the render stage
+	fs       fetchState   // how far the fetch has got, for a parked page
+	noFollow bool         // the response asked for no edges (X-Robots-Tag)
+	track    *tracker     // shared by the clones of a page; nil if untracked
 }
 
 // fetchOutcome is what the fetch stage learnt, kept for the page's Outcome.
@@ -156,7 +157,7 @@ func (p *Payload) Clone() pipeline.Payload {
 	c.NoFollowLinks = append(c.NoFollowLinks[:0], p.NoFollowLinks...)
 	c.NoIndex, c.noFollow = p.NoIndex, p.noFollow
 	c.Title, c.TextContent, c.Headings, c.Language = p.Title, p.TextContent, p.Headings, p.Language
-	c.outcome = p.outcome
+	c.outcome, c.render = p.outcome, p.render
 	if p.track != nil {
 		p.track.refs.Add(1)
 		c.track = p.track
@@ -301,6 +302,7 @@ func (t *tracker) outcome(p *Payload) Outcome {
 		NoFollowLinks: len(p.NoFollowLinks),
 		NoIndex:       p.NoIndex,
 		Unchanged:     p.Unchanged,
+		Render:        p.render,
 	}
 	switch {
 	case t.delivered.Load():
