@@ -18,7 +18,9 @@ import (
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/privnet"
+	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/crawler/workqueue"
+	"github.com/linksrus/linksrus/internal/chromium"
 	"github.com/linksrus/linksrus/pagerank"
 )
 
@@ -58,6 +60,10 @@ type crawlOptions struct {
 	rank          bool
 	warcDir       string
 	warcMaxSize   int64
+	render        string
+	chromium      string
+	renderTabs    int
+	renderTimeout time.Duration
 }
 
 // stringList is a repeatable flag.
@@ -99,6 +105,10 @@ func (o *crawlOptions) register(fs *flag.FlagSet, env *environment) {
 	fs.BoolVar(&o.rank, "rank", true, "compute PageRank at the end of each crawl (embedded graph only: with a shared database, run 'linksrus rank' once instead)")
 	fs.StringVar(&o.warcDir, "warc", "", "archive every response in gzipped WARC files, with CDXJ indexes, in `DIR` (created if missing)")
 	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warc.DefaultMaxFileSize, "with --warc: begin a new WARC file once one reaches `BYTES`")
+	fs.StringVar(&o.render, "render", "never", "render pages in headless Chromium, their scripts run, before reading their links and text: `MODE` never, auto (the pages that need it) or always; the browser's own requests keep the crawl's rules")
+	fs.StringVar(&o.chromium, "chromium", "", "with --render: the browser to run (`PATH`; default: chromium, chromium-browser or google-chrome in PATH)")
+	fs.IntVar(&o.renderTabs, "render-tabs", 2, "with --render: render at most `N` pages at once")
+	fs.DurationVar(&o.renderTimeout, "render-timeout", 15*time.Second, "with --render: read a page whose scripts are still busy after `D` as it is then")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to `FILE`")
 	fs.DurationVar(&o.idleExit, "partition-idle", 5*time.Second, "with --partition: finish after `D` without new links in this share")
 }
@@ -171,6 +181,7 @@ type crawlConfig struct {
 	domains      []string
 	perHost      int
 	recrawlAfter time.Duration
+	render       crawler.RenderMode
 }
 
 // parse parses the flags that need it and checks those whose values no
@@ -195,6 +206,10 @@ func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 		return nil, errors.New("--max-body 0 would skip every page; give a size in bytes")
 	case o.timeout == 0:
 		return nil, errors.New("--timeout 0 would give up on every page; give a duration")
+	case o.renderTabs < 1:
+		return nil, fmt.Errorf("--render-tabs must be at least 1, got %d", o.renderTabs)
+	case o.renderTimeout <= 0:
+		return nil, fmt.Errorf("--render-timeout must be positive, got %v", o.renderTimeout)
 	case o.partition != "" && o.stores.embeddedGraph():
 		return nil, errors.New("--partition splits a crawl between processes sharing a database: use it with a PostgreSQL graph (--graph postgres://host/db)")
 	}
@@ -227,6 +242,16 @@ func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	mode, err := crawler.ParseRenderMode(o.render)
+	if err != nil {
+		return nil, fmt.Errorf("--render %q: give never, auto or always", o.render)
+	}
+	if mode != crawler.RenderNever && o.chromium == "" {
+		// Said now, in one line, rather than once the stores are open.
+		if _, err := chromium.Path(); err != nil {
+			return nil, fmt.Errorf("--render %s needs Chromium and none is in PATH: install it (apt-get install -y chromium) or name it with --chromium PATH", mode)
+		}
+	}
 	cfg := &crawlConfig{
 		opts:         *o,
 		partition:    part,
@@ -235,6 +260,7 @@ func (o *crawlOptions) parse(args []string) (*crawlConfig, error) {
 		domains:      domains,
 		perHost:      o.perHost,
 		recrawlAfter: o.recrawlAfter,
+		render:       mode,
 	}
 	// Spelt as the crawl will spell them.
 	seeds, err := engine.NormalizeSeeds(args, cfg.engineOptions(nil, nil, nil).Normalization())
@@ -283,6 +309,8 @@ func (c *crawlConfig) engineOptions(st *stores, report *reportWriter, archive *w
 		MaxDepth:       o.maxDepth,
 		MaxPages:       o.maxPages,
 		RecrawlAfter:   c.recrawlAfter,
+		Render:         c.render,
+		Rendering:      render.Options{Chromium: o.chromium, Tabs: o.renderTabs, Timeout: o.renderTimeout},
 	}
 	if o.include != "" {
 		opts.Include = []string{o.include}

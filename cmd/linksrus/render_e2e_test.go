@@ -1,11 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
 	"github.com/linksrus/linksrus/internal/jsweb"
 )
 
@@ -25,23 +34,7 @@ func TestCrawlJavaScriptSiteFindsTheShell(t *testing.T) {
 	if r := linksrus(t, nil, "crawl", "--data", data, "--allow-net", "127.0.0.0/8", s.URL()+"/"); r.code != 0 {
 		t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	search := func(q string) []string {
-		t.Helper()
-		r := linksrus(t, nil, "search", "--data", data, "--json", q)
-		var out struct {
-			Results []struct {
-				URL string `json:"url"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-			t.Fatalf("search --json %s: %v\n%s%s", q, err, r.stdout, r.stderr)
-		}
-		var urls []string
-		for _, res := range out.Results {
-			urls = append(urls, strings.TrimPrefix(res.URL, s.URL()))
-		}
-		return urls
-	}
+	search := func(q string) []string { return searchPaths(t, data, s.URL(), q) }
 	if got := search("quokka docs"); !slices.Equal(got, jsweb.Shell()) {
 		t.Errorf("the site's pages found: %v, want the shell %v", got, jsweb.Shell())
 	}
@@ -60,4 +53,212 @@ func TestCrawlJavaScriptSiteFindsTheShell(t *testing.T) {
 			t.Errorf("%s requested %d times", path, n)
 		}
 	}
+}
+
+// searchPaths searches the crawl in data for q and returns the paths of
+// the results on base.
+func searchPaths(t *testing.T, data, base, q string) []string {
+	t.Helper()
+	r := linksrus(t, nil, "search", "--data", data, "--json", q)
+	var out struct {
+		Results []struct {
+			URL string `json:"url"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("search --json %s: %v\n%s%s", q, err, r.stdout, r.stderr)
+	}
+	var paths []string
+	for _, res := range out.Results {
+		paths = append(paths, strings.TrimPrefix(res.URL, base))
+	}
+	return paths
+}
+
+// TestCrawlRendersJavaScriptSite: with --render always or auto, a crawl
+// of the site built by JavaScript finds every page a person clicking
+// through reaches and the text fetched after load; the page whose timers
+// never stop is read when its budget runs out, and the one that eats
+// memory until its tab dies is crawled as served, with their outcomes
+// saying so, while the crawl goes on; the probes the site's script makes,
+// of a private address and of a host whose robots.txt disallows them,
+// reach neither; and no browser is left running once the crawl is over.
+func TestCrawlRendersJavaScriptSite(t *testing.T) {
+	chromiumtest.ForTest(t)
+	for _, mode := range []string{"always", "auto"} {
+		t.Run(mode, func(t *testing.T) {
+			private, privateConns := countConnections(t, "127.0.0.3")
+			disallowedURL, disallowed, closeDisallowed, err := jsweb.Disallowing("127.0.0.2")
+			if err != nil {
+				t.Skip(err)
+			}
+			defer closeDisallowed()
+			s, err := jsweb.Start(jsweb.Options{PrivateURL: "http://" + private + "/probe", DisallowedURL: disallowedURL + "/secret"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			data, tmp := t.TempDir(), t.TempDir()
+			report := filepath.Join(t.TempDir(), "report.json")
+			r := linksrus(t, []string{"TMPDIR=" + tmp}, "crawl", "--data", data, "--report", report,
+				"--allow-net", "127.0.0.1/32", "--allow-net", "127.0.0.2/32",
+				"--render", mode, "--render-timeout", "3s", s.URL()+"/")
+			if r.code != 0 {
+				t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if left := browsersUnder(tmp); len(left) > 0 {
+				t.Errorf("browser processes left after the crawl: %v", left)
+			}
+			outs := readReport(t, report)
+			var crawled []string
+			for _, o := range outs {
+				if o.Outcome == "crawled" {
+					crawled = append(crawled, strings.TrimPrefix(o.URL, s.URL()))
+				}
+			}
+			slices.Sort(crawled)
+			if !slices.Equal(crawled, s.Pages()) {
+				t.Errorf("crawled %v, want every page %v", crawled, s.Pages())
+			}
+			for _, route := range s.Pages() {
+				if w := jsweb.LateWord(route); w != "" {
+					if got := searchPaths(t, data, s.URL(), w); !slices.Equal(got, []string{route}) {
+						t.Errorf("search for %s's text fetched after load (%s) found %v", route, w, got)
+					}
+				}
+			}
+			for _, o := range outs {
+				switch strings.TrimPrefix(o.URL, s.URL()) {
+				case "/endless.html":
+					if o.Render == nil || !o.Render.Rendered || o.Render.Settled {
+						t.Errorf("the never-settling page: %+v, want rendered unsettled", o.Render)
+					}
+				case "/hog.html":
+					if o.Render == nil || o.Render.Rendered || !strings.Contains(o.Render.Error, "crashed") {
+						t.Errorf("the memory-hungry page: %+v, want a crashed render", o.Render)
+					}
+				case "/":
+					if o.Render == nil || !o.Render.Rendered || o.Render.Refused < 2 {
+						t.Errorf("the home page: %+v, want rendered, its two probes refused", o.Render)
+					}
+				}
+			}
+			if n := privateConns.Load(); n != 0 {
+				t.Errorf("the private address had %d connections", n)
+			}
+			if n := disallowed(); n != 0 {
+				t.Errorf("the host whose robots.txt disallows it had %d requests", n)
+			}
+		})
+	}
+}
+
+// TestRenderingCrawlInterruptedLeavesNoBrowser: a rendering crawl stopped
+// by Ctrl-C, or killed (kill -9), leaves no browser process behind.
+func TestRenderingCrawlInterruptedLeavesNoBrowser(t *testing.T) {
+	chromiumtest.ForTest(t)
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s, err := jsweb.Start(jsweb.Options{Generated: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			tmp := t.TempDir()
+			// Few workers: an interrupted crawl finishes the pages in
+			// flight, each rendered.
+			cmd := exec.Command(linksrusBin, "crawl", "--data", t.TempDir(), "--allow-net", "127.0.0.0/8",
+				"--workers", "2", "--render", "always", "--render-timeout", "3s", s.URL()+"/gen/0")
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for len(browsersUnder(tmp)) == 0 || s.Requests("/gen/3") == 0 {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("the crawl did not get to rendering pages (browser processes %v):\n%s", browsersUnder(tmp), out.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			signalled := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			t.Logf("%v: the crawl ended %v after the signal", sig, time.Since(signalled).Round(time.Millisecond))
+			// The browser's own processes see their parent go; give them
+			// the time they take to notice.
+			var left []string
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				if left = browsersUnder(tmp); len(left) == 0 {
+					return
+				}
+			}
+			t.Errorf("after %v, browser processes left: %v", sig, left)
+		})
+	}
+}
+
+// browsersUnder lists the processes whose command line names dir, where
+// a crawl run with TMPDIR=dir keeps its browser's profile.
+func browsersUnder(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(b, []byte(dir)) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
+			continue // a zombie: dead, waiting for its parent to be reaped
+		}
+		out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b[:min(len(b), 80)], []byte{0}, []byte(" "))))
+	}
+	return out
+}
+
+// countConnections listens on addr (a loopback address) and counts the
+// connections made to it.
+func countConnections(t *testing.T, addr string) (string, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr+":0")
+	if err != nil {
+		t.Skip(err)
+	}
+	var n atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String(), &n
+}
+
+// readReport reads the outcomes of a crawl's --report.
+func readReport(t *testing.T, path string) []urlOutcome {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		URLs []urlOutcome `json:"urls"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.URLs
 }

@@ -17,14 +17,19 @@ import (
 
 // summary is what a crawl did, printed at the end and written to the report.
 type summary struct {
-	Pages     int64            `json:"pages"`
-	Unchanged int64            `json:"unchanged"`
-	Links     int64            `json:"links"`
-	Bytes     int64            `json:"bytes"`
-	Errors    int64            `json:"errors"`
-	Skipped   int64            `json:"skipped"`
-	Queued    int              `json:"left_queued"`
-	Reasons   map[string]int64 `json:"reasons"`
+	Pages     int64 `json:"pages"`
+	Unchanged int64 `json:"unchanged"`
+	// Rendered pages, renders that failed, and the browser's requests
+	// refused (--render).
+	Rendered      int64            `json:"rendered,omitempty"`
+	RenderFailed  int64            `json:"render_failed,omitempty"`
+	RenderRefused int64            `json:"render_requests_refused,omitempty"`
+	Links         int64            `json:"links"`
+	Bytes         int64            `json:"bytes"`
+	Errors        int64            `json:"errors"`
+	Skipped       int64            `json:"skipped"`
+	Queued        int              `json:"left_queued"`
+	Reasons       map[string]int64 `json:"reasons"`
 	// Sitemaps read, the URLs they listed in scope and those left out.
 	Sitemaps       int64   `json:"sitemaps"`
 	SitemapURLs    int64   `json:"sitemap_urls"`
@@ -42,6 +47,9 @@ func newSummary(s *engine.Summary, cfg *crawlConfig, interrupted bool) summary {
 	sum := summary{
 		Pages:          s.Pages,
 		Unchanged:      s.Unchanged,
+		Rendered:       s.Rendered,
+		RenderFailed:   s.RenderFailed,
+		RenderRefused:  s.RenderRefused,
 		Links:          s.Links,
 		Bytes:          s.Bytes,
 		Errors:         s.Errors,
@@ -76,6 +84,9 @@ func printSummary(w io.Writer, s summary) {
 	fmt.Fprintln(w)
 	if s.Unchanged > 0 {
 		fmt.Fprintf(w, "%d of the pages unchanged since the last crawl (304 Not Modified: not downloaded again)\n", s.Unchanged)
+	}
+	if s.Rendered > 0 || s.RenderFailed > 0 {
+		fmt.Fprintf(w, "rendered %d pages in the browser (%d of its requests refused by the crawl's rules); %d renders failed, crawled as served\n", s.Rendered, s.RenderRefused, s.RenderFailed)
 	}
 	if s.Sitemaps > 0 || s.SitemapURLs > 0 {
 		fmt.Fprintf(w, "sitemaps: %d read, listing %d URLs in scope (%d left out)\n", s.Sitemaps, s.SitemapURLs, s.SitemapSkipped)
@@ -121,18 +132,29 @@ func isLinkDecision(reason string) bool {
 
 // urlOutcome is one URL's line in the report.
 type urlOutcome struct {
-	URL         string  `json:"url"`
-	FinalURL    string  `json:"final_url,omitempty"`
-	Outcome     string  `json:"outcome"`
-	Error       string  `json:"error,omitempty"`
-	Status      int     `json:"status,omitempty"`
-	ContentType string  `json:"content_type,omitempty"`
-	Bytes       int64   `json:"bytes"`
-	Seconds     float64 `json:"seconds"`
-	Links       int     `json:"links"`
-	NoFollow    int     `json:"nofollow_links,omitempty"`
-	NoIndex     bool    `json:"noindex,omitempty"`
+	URL         string         `json:"url"`
+	FinalURL    string         `json:"final_url,omitempty"`
+	Outcome     string         `json:"outcome"`
+	Error       string         `json:"error,omitempty"`
+	Status      int            `json:"status,omitempty"`
+	ContentType string         `json:"content_type,omitempty"`
+	Bytes       int64          `json:"bytes"`
+	Seconds     float64        `json:"seconds"`
+	Links       int            `json:"links"`
+	NoFollow    int            `json:"nofollow_links,omitempty"`
+	NoIndex     bool           `json:"noindex,omitempty"`
+	Render      *renderOutcome `json:"render,omitempty"`
 	id          uuid.UUID
+}
+
+// renderOutcome is how a page's render went (--render), for the pages one
+// was tried for.
+type renderOutcome struct {
+	Rendered bool   `json:"rendered"`
+	Settled  bool   `json:"settled"`
+	Fetched  int    `json:"requests_fetched"`
+	Refused  int    `json:"requests_refused"`
+	Error    string `json:"error,omitempty"`
 }
 
 // brokenLink is a link whose target could not be fetched with a 2xx status,
@@ -164,6 +186,12 @@ func (w *reportWriter) add(o crawler.Outcome) {
 	}
 	if o.Err != nil {
 		u.Error = o.Err.Error()
+	}
+	if r := o.Render; r.Rendered || r.Err != nil {
+		u.Render = &renderOutcome{Rendered: r.Rendered, Settled: r.Settled, Fetched: r.Fetched, Refused: r.Refused}
+		if r.Err != nil {
+			u.Render.Error = r.Err.Error()
+		}
 	}
 	w.mu.Lock()
 	w.outcomes = append(w.outcomes, u)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/crawler/urlnorm"
 	"github.com/linksrus/linksrus/linkgraph"
@@ -97,6 +98,9 @@ type Run struct {
 	wg        sync.WaitGroup // robots.txt fetches, the shared work's manager
 	done      chan struct{}
 
+	// browser renders the run's pages (Options.Render), or is nil.
+	browser *render.Renderer
+
 	mu       sync.Mutex // guards seedIDs, seedOuts and stopped
 	seedIDs  map[uuid.UUID]bool
 	seedOuts []crawler.Outcome
@@ -159,6 +163,9 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	r.discovery = newDiscovery(r)
 	fail := func(err error) (*Run, error) {
 		cancel()
+		if r.browser != nil {
+			_ = r.browser.Close()
+		}
 		r.wg.Wait()
 		_ = f.close()
 		_ = f.work.close()
@@ -170,7 +177,19 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	if err := f.work.leftovers(runCtx); err != nil {
 		return fail(err)
 	}
-	c, err := crawler.NewCrawler(r.crawlerConfig())
+	cfg := r.crawlerConfig()
+	if o.Render != crawler.RenderNever {
+		browser, err := render.New(ctx, o.Rendering)
+		if err != nil {
+			return fail(fmt.Errorf("engine: %w", err))
+		}
+		r.browser = browser
+		cfg.Render, cfg.Renderer = o.Render, pageRenderer{browser: browser, requests: &browserRequests{
+			hosts: hf, robots: f.robots, detector: o.PrivateNetworkDetector,
+			userAgent: o.UserAgent, decorate: o.DecorateRequest, maxBytes: o.MaxBodyBytes,
+		}}
+	}
+	c, err := crawler.NewCrawler(cfg)
 	if err != nil {
 		return fail(err)
 	}
@@ -179,6 +198,10 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		defer close(r.done)
 		_, err := c.CrawlFrom(runCtx, feed{r})
 		cancel()
+		if r.browser != nil {
+			// No render is under way: the pipeline is over.
+			_ = r.browser.Close()
+		}
 		r.wg.Wait()
 		if cerr := f.close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("engine: frontier: %w", cerr))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linksrus/linksrus/crawler"
 	"github.com/linksrus/linksrus/crawler/politeness"
+	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/crawler/scope"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/pipeline"
@@ -142,6 +143,22 @@ type Options struct {
 	// Partition.
 	Shared *Shared
 
+	// Render has pages rendered in headless Chromium before their links
+	// and text are read (see crawler.Config.Render):
+	// crawler.RenderAuto those that need it, RenderAlways every HTML page.
+	// The browser renders the body the crawl fetched, and every request it
+	// makes goes through the run's rules as the run's own do: the getter
+	// and its private-network guard, the host's politeness slot (in a
+	// shared crawl, only on hosts this process leases), robots.txt (unless
+	// IgnoreRobots), GET and HEAD only, each response up to MaxBodyBytes;
+	// it cannot reach the network by itself. Start fails when the browser
+	// cannot be started (render.New; chromium.ErrNotFound without one).
+	// Default: crawler.RenderNever.
+	Render crawler.RenderMode
+	// Rendering configures the browser: its path, tabs and budgets (see
+	// render.Options).
+	Rendering render.Options
+
 	// Processors receive a copy of every crawled page, beside the stores.
 	Processors []pipeline.Processor
 	// OnOutcome, if set, receives the outcome of every URL the run
@@ -212,6 +229,10 @@ const minLeaseTTL = 100 * time.Millisecond
 func (o Options) check() error {
 	// The settings the crawler takes as they are, by the crawler's check.
 	passed := crawler.Config{FetchOptions: o.FetchOptions, StoreBatchSize: o.StoreBatchSize, Processors: o.Processors}
+	if o.Render != crawler.RenderNever {
+		// The run brings the Renderer; the mode is the crawler's to check.
+		passed.Render, passed.Renderer = o.Render, pageRenderer{}
+	}
 	if err := passed.Check(); err != nil {
 		return err
 	}

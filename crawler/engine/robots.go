@@ -134,10 +134,10 @@ func (t *robotsTable) ensureLocked(u *url.URL) *robotsEntry {
 }
 
 // wait returns the decision for u's origin once it is known, fetching
-// the file if need be; it fails only when the run ends first, or the host
-// is withdrawn from this process while the file is fetched (an error
-// wrapping crawler.ErrWithdrawn).
-func (t *robotsTable) wait(u *url.URL) (*robotsEntry, error) {
+// the file if need be; it fails only when the run or ctx ends first, or
+// the host is withdrawn from this process while the file is fetched (an
+// error wrapping crawler.ErrWithdrawn).
+func (t *robotsTable) wait(ctx context.Context, u *url.URL) (*robotsEntry, error) {
 	for {
 		t.mu.Lock()
 		e := t.ensureLocked(u)
@@ -153,6 +153,8 @@ func (t *robotsTable) wait(u *url.URL) (*robotsEntry, error) {
 		case <-pending.done:
 		case <-t.ctx.Done():
 			return nil, t.ctx.Err()
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		t.mu.Lock()
 		withdrawn := pending.withdrawn

@@ -119,7 +119,7 @@ func (s *sitemapReader) read(root *url.URL) (withdrawn bool) {
 	var allowed func(*url.URL) bool
 	var jobs []sitemapJob
 	if s.robots != nil {
-		e, err := s.robots.wait(root)
+		e, err := s.robots.wait(s.ctx, root)
 		if err != nil || e.err != nil {
 			// The run ends, the host was withdrawn, or it is unreachable
 			// (its pages say so).

@@ -21,6 +21,11 @@ type Progress struct {
 	// with 304 Not Modified: nothing downloaded, nothing parsed or stored
 	// but their times.
 	Unchanged int64
+	// Rendered counts the crawled pages read from their rendered document
+	// (Options.Render), RenderFailed those whose render failed (the page
+	// crashed, the browser is gone...), crawled as served, and
+	// RenderRefused the browser's requests the crawl refused for them.
+	Rendered, RenderFailed, RenderRefused int64
 	// Bytes of bodies read, and Links found on crawled pages.
 	Bytes, Links int64
 	// Queued links (in memory and spilled) and pages InFlight.
@@ -49,13 +54,14 @@ type Progress struct {
 
 // runStats are the live counters of a run.
 type runStats struct {
-	start     time.Time
-	pages     atomic.Int64
-	unchanged atomic.Int64
-	errors    atomic.Int64
-	skipped   atomic.Int64
-	bytes     atomic.Int64
-	links     atomic.Int64
+	start                                 time.Time
+	pages                                 atomic.Int64
+	unchanged                             atomic.Int64
+	rendered, renderFailed, renderRefused atomic.Int64
+	errors                                atomic.Int64
+	skipped                               atomic.Int64
+	bytes                                 atomic.Int64
+	links                                 atomic.Int64
 
 	sitemaps, sitemapURLs, sitemapSkipped atomic.Int64
 	// lastOutcome is when the last outcome was recorded, since start (of
@@ -101,6 +107,13 @@ func (s *runStats) record(o crawler.Outcome, seed bool) {
 		if o.Unchanged {
 			s.unchanged.Add(1)
 		}
+		switch r := o.Render; {
+		case r.Rendered:
+			s.rendered.Add(1)
+			s.renderRefused.Add(int64(r.Refused))
+		case r.Err != nil:
+			s.renderFailed.Add(1)
+		}
 	case o.Reason.IsError(), seed && SeedFailed(o.Reason):
 		s.errors.Add(1)
 	default:
@@ -116,11 +129,16 @@ func (s *runStats) snapshot() Progress {
 	return Progress{
 		Pages:     s.pages.Load(),
 		Unchanged: s.unchanged.Load(),
-		Errors:    s.errors.Load(),
-		Skipped:   s.skipped.Load(),
-		Bytes:     s.bytes.Load(),
-		Links:     s.links.Load(),
-		Reasons:   reasons,
+
+		Rendered:      s.rendered.Load(),
+		RenderFailed:  s.renderFailed.Load(),
+		RenderRefused: s.renderRefused.Load(),
+
+		Errors:  s.errors.Load(),
+		Skipped: s.skipped.Load(),
+		Bytes:   s.bytes.Load(),
+		Links:   s.links.Load(),
+		Reasons: reasons,
 
 		Sitemaps:       s.sitemaps.Load(),
 		SitemapURLs:    s.sitemapURLs.Load(),

@@ -1,0 +1,118 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linksrus/linksrus/crawler"
+	"github.com/linksrus/linksrus/crawler/engine"
+	"github.com/linksrus/linksrus/crawler/render"
+	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
+	"github.com/linksrus/linksrus/linkgraph/memory"
+)
+
+// TestRenderedPagesRequestsKeepTheRules: the requests the browser makes
+// while it renders a page (scripts, a script's fetch calls, on the page's
+// host and on another) are the run's requests: each host's limit and
+// delay hold for them (server-side timing, with the crawler's stamps),
+// robots.txt is fetched for the other host and what it disallows is not
+// requested, and a script's POST is refused; the page renders without
+// what was refused and says so in its outcome.
+func TestRenderedPagesRequestsKeepTheRules(t *testing.T) {
+	chromiumtest.ForTest(t)
+	const delay = 150 * time.Millisecond
+	log := &requestLog{}
+	assets := startHost(t, 7, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		case strings.HasPrefix(r.URL.Path, "/api/"):
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"ok":true}`)
+		default:
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, "var loaded = true;")
+		}
+	}))
+	var b strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&b, `<script src="http://%s/js/%d.js"></script><script src="/own/%d.js"></script>`, assets.Host, i, i)
+	}
+	fmt.Fprintf(&b, `<script src="http://%[1]s/private/secret.js"></script><img src="http://%[1]s/photo.jpg">`, assets.Host)
+	fmt.Fprintf(&b, `<script>
+for (let i = 0; i < 3; i++) fetch('http://%[1]s/api/' + i).catch(() => {});
+fetch('http://%[1]s/api/post', {method: 'POST', body: 'x'}).catch(() => {});
+</script><p>A page with images</p>`, assets.Host)
+	page := startHost(t, 6, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case "/":
+			htmlPage(w, b.String())
+		default:
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, "var own = true;")
+		}
+	}))
+
+	var mu sync.Mutex
+	outcomes := map[string]crawler.Outcome{}
+	e, err := engine.New(engine.Options{
+		Graph: memory.New(),
+		FetchOptions: crawler.FetchOptions{
+			PrivateNetworkDetector: loopback(),
+			DecorateRequest: func(r *http.Request) error {
+				stampSent(r)
+				return nil
+			},
+		},
+		PerHost:        1,
+		Delay:          delay,
+		IgnoreSitemaps: true,
+		Render:         crawler.RenderAlways,
+		Rendering:      render.Options{Chromium: chromiumtest.ForTest(t)},
+		OnOutcome: func(o crawler.Outcome) {
+			mu.Lock()
+			outcomes[o.URL] = o
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.Run(context.Background(), page.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := outcomes[page.URL+"/"]
+	if sum.Pages != 1 || !home.Render.Rendered || home.Render.Refused != 2 {
+		t.Fatalf("crawled %d pages; the page's render %+v, want rendered with 2 requests refused (robots.txt, POST)", sum.Pages, home.Render)
+	}
+	for _, h := range []*hostServer{page, assets} {
+		log.checkPoliteness(t, h.Host, 1, delay)
+	}
+	for i := range 4 {
+		if n := log.count(assets.Host, fmt.Sprintf("/js/%d.js", i)); n != 1 {
+			t.Errorf("script %d on the other host requested %d times, want once", i, n)
+		}
+		if n := log.count(page.Host, fmt.Sprintf("/own/%d.js", i)); n != 1 {
+			t.Errorf("script %d on the page's host requested %d times, want once", i, n)
+		}
+	}
+	for _, path := range []string{"/api/0", "/api/1", "/api/2", "/robots.txt"} {
+		if n := log.count(assets.Host, path); n != 1 {
+			t.Errorf("%s on the other host requested %d times, want once", path, n)
+		}
+	}
+	for _, path := range []string{"/private/secret.js", "/api/post", "/photo.jpg"} {
+		if n := log.count(assets.Host, path); n != 0 {
+			t.Errorf("%s requested %d times: robots.txt disallows it, it is not a read, or an image", path, n)
+		}
+	}
+}
