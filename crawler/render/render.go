@@ -9,11 +9,16 @@
 // never downloaded twice.
 //
 // A Renderer owns one browser and renders at most Options.Tabs pages at
-// a time, in tabs it keeps from page to page (emptied in between); Render returns the page's DOM once its network has been idle
-// for Options.Settle (or its budget, Options.Timeout, is spent, which
-// pages whose timers never stop do), with the links a person could
-// follow: anchors and areas, in open shadow roots too, and the URLs the
-// page moved to with history.pushState and replaceState.
+// a time, in tabs it keeps from page to page (emptied in between). Render
+// returns the page's DOM once its network has been idle for
+// Options.Settle (or its budget, Options.Timeout, is spent, which pages
+// whose timers never stop do), with the links a person could follow:
+// anchors and areas, in open shadow roots too, and the URLs the page moved
+// to with history.pushState and replaceState. Images, fonts and media are
+// not fetched. A page's JavaScript heap is bounded (Options.MaxHeapMB; a
+// page past it dies alone), and so is the whole browser's memory
+// (Options.MaxMemoryMB: past it, a new browser takes the next pages); a
+// browser that dies is started again for the next page.
 package render
 
 import (
@@ -82,6 +87,12 @@ type Options struct {
 	// MaxHeapMB bounds each page's JavaScript heap, in MiB (default
 	// 512): a page that allocates past it dies alone, and Render says so.
 	MaxHeapMB int
+	// MaxMemoryMB bounds the memory of the whole browser, its helper
+	// processes included (their proportional set size, in MiB; default
+	// 2048): once past it, the next pages go to a new browser and the
+	// old one ends with its last page. Checked after a page at most
+	// once a second; Linux only.
+	MaxMemoryMB int
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -109,6 +120,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxHeapMB <= 0 {
 		o.MaxHeapMB = 512
+	}
+	if o.MaxMemoryMB <= 0 {
+		o.MaxMemoryMB = 2048
 	}
 	return o, nil
 }
@@ -148,17 +162,33 @@ var ErrClosed = errors.New("render: renderer is closed")
 var ErrCrashed = errors.New("render: the page crashed")
 
 // Renderer renders pages in one headless Chromium; see the package
-// documentation. It is safe for concurrent use.
+// documentation. It is safe for concurrent use. A browser that dies (a
+// crash, the kernel's out-of-memory killer) is started again for the next
+// page; the pages it was rendering fail with ErrBrowserDied.
 type Renderer struct {
-	opts        Options
-	browser     context.Context
-	cancelAlloc context.CancelFunc
+	opts Options
+	tabs chan struct{}
+
+	mu        sync.Mutex
+	closed    bool
+	proc      *browserProc // the browser running now
+	restarts  int
+	lastCheck time.Time             // of the browser's memory
+	retired   map[*browserProc]bool // replaced, still rendering
+	wg        sync.WaitGroup
+}
+
+// browserProc is one run of the browser, with the tabs it keeps.
+type browserProc struct {
+	ctx         context.Context // the browser's; ends when it dies or is closed
 	cancel      context.CancelFunc
-	tabs        chan struct{}
+	cancelAlloc context.CancelFunc
 	idle        chan *tab // tabs ready for another page
-	mu          sync.Mutex
-	closed      bool
-	wg          sync.WaitGroup
+	// rendering counts the renders under way in it, and retired is set
+	// once it has used more memory than allowed: it takes no more pages
+	// and is closed after its last (both under the Renderer's mu).
+	rendering int
+	retired   bool
 }
 
 // maxTempDir is the longest TMPDIR under which Chromium's singleton
@@ -166,12 +196,25 @@ type Renderer struct {
 // the 107 bytes of a socket's path.
 const maxTempDir = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
 
+// ErrBrowserDied is returned by Render for a page whose browser died
+// while it rendered; the next page starts the browser again.
+var ErrBrowserDied = errors.New("render: the browser died")
+
 // New starts the browser. ctx bounds the start only.
 func New(ctx context.Context, opts Options) (*Renderer, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
+	proc, err := launch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{opts: opts, tabs: make(chan struct{}, opts.Tabs), proc: proc, retired: make(map[*browserProc]bool)}, nil
+}
+
+// launch starts a browser for opts.
+func launch(ctx context.Context, opts Options) (*browserProc, error) {
 	flags := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(opts.Chromium),
 		chromedp.Headless,
@@ -203,8 +246,7 @@ func New(ctx context.Context, opts Options) (*Renderer, error) {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), flags...)
 	browser, cancel := chromedp.NewContext(allocCtx)
-	r := &Renderer{opts: opts, browser: browser, cancelAlloc: cancelAlloc, cancel: cancel,
-		tabs: make(chan struct{}, opts.Tabs), idle: make(chan *tab, opts.Tabs)}
+	b := &browserProc{ctx: browser, cancel: cancel, cancelAlloc: cancelAlloc, idle: make(chan *tab, opts.Tabs)}
 	// The first run starts the browser; a blank tab it keeps is where
 	// the browser context lives.
 	started := make(chan error, 1)
@@ -212,15 +254,30 @@ func New(ctx context.Context, opts Options) (*Renderer, error) {
 	select {
 	case err := <-started:
 		if err != nil {
-			r.Close()
+			b.close()
 			return nil, fmt.Errorf("render: start %s: %w", opts.Chromium, err)
 		}
 	case <-ctx.Done():
-		r.Close()
+		b.close()
 		<-started
 		return nil, fmt.Errorf("render: start %s: %w", opts.Chromium, ctx.Err())
 	}
-	return r, nil
+	return b, nil
+}
+
+// close ends the browser and its tabs.
+func (b *browserProc) close() {
+	b.cancel()
+	for {
+		select {
+		case t := <-b.idle:
+			t.close()
+			continue
+		default:
+		}
+		break
+	}
+	b.cancelAlloc()
 }
 
 // Close ends the browser, once the renders under way have ended (Close
@@ -232,20 +289,78 @@ func (r *Renderer) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.mu.Unlock()
-	r.cancel()
-	r.wg.Wait()
-	for {
-		select {
-		case t := <-r.idle:
-			t.close()
-			continue
-		default:
-		}
-		break
+	procs := []*browserProc{r.proc}
+	for p := range r.retired {
+		procs = append(procs, p)
 	}
-	r.cancelAlloc()
+	r.mu.Unlock()
+	for _, p := range procs {
+		p.cancel()
+	}
+	r.wg.Wait()
+	for _, p := range procs {
+		p.close()
+	}
 	return nil
+}
+
+// Restarts returns how many times the browser was started again: after
+// it died, or used more memory than Options.MaxMemoryMB.
+func (r *Renderer) Restarts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restarts
+}
+
+// browser returns the running browser, starting it again if it died.
+func (r *Renderer) browser(ctx context.Context) (*browserProc, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if r.proc.ctx.Err() == nil && !r.proc.retired {
+		r.proc.rendering++
+		return r.proc, nil
+	}
+	if r.proc.ctx.Err() != nil || r.proc.rendering == 0 {
+		r.proc.close() // what is left of it: its profile, its tabs
+	} else {
+		r.retired[r.proc] = true // closed after its last page (done)
+	}
+	proc, err := launch(ctx, r.opts)
+	if err != nil {
+		if r.proc.retired {
+			return nil, fmt.Errorf("render: start a browser in place of one over MaxMemoryMB: %w", err)
+		}
+		return nil, fmt.Errorf("%w, and did not start again: %w", ErrBrowserDied, err)
+	}
+	r.proc = proc
+	r.restarts++
+	r.lastCheck = time.Now() // a second of work before its first check
+	proc.rendering++
+	return proc, nil
+}
+
+// done ends a render on proc: the browser is closed if it was retired and
+// this was its last page, and is retired if it uses more memory than
+// allowed (checked at most once a second).
+func (r *Renderer) done(proc *browserProc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	proc.rendering--
+	if !proc.retired && proc == r.proc && time.Since(r.lastCheck) >= time.Second {
+		r.lastCheck = time.Now()
+		if mb, ok := browserMemoryMB(proc.ctx); ok && mb > r.opts.MaxMemoryMB {
+			proc.retired = true
+		}
+	}
+	// A retired browser that is still the current one is closed by the
+	// next page's start (or Close), one replaced meanwhile here.
+	if proc.retired && proc.rendering == 0 && proc != r.proc {
+		delete(r.retired, proc)
+		proc.close()
+	}
 }
 
 // begin registers a render, or fails after Close.
@@ -347,15 +462,18 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		defer func() { <-r.tabs }()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("render %s: %w", pageURL, ctx.Err())
-	case <-r.browser.Done():
-		return nil, fmt.Errorf("render %s: %w", pageURL, ErrClosed)
 	}
-	t, err := r.takeTab()
+	proc, err := r.browser(ctx)
 	if err != nil {
-		return nil, r.renderErr(ctx, pageURL, err)
+		return nil, fmt.Errorf("render %s: %w", pageURL, err)
+	}
+	defer r.done(proc)
+	t, err := proc.takeTab()
+	if err != nil {
+		return nil, r.renderErr(ctx, proc, pageURL, err)
 	}
 	reusable := false
-	defer func() { r.giveBack(t, reusable) }()
+	defer func() { proc.giveBack(t, reusable) }()
 	tab := t.ctx
 	// The tab ends with ctx (and is not used again), or with the renderer.
 	stop := context.AfterFunc(ctx, t.close)
@@ -390,13 +508,13 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		return nil
 	}))
 	if err != nil {
-		return nil, r.renderErr(ctx, pageURL, err)
+		return nil, r.renderErr(ctx, proc, pageURL, err)
 	}
 
 	settled := true
 	if err := chromedp.Do(budget, chromedp.Navigate(u.String())); err != nil {
 		if budget.Err() == nil || ctx.Err() != nil {
-			return nil, r.renderErr(ctx, pageURL, err)
+			return nil, r.renderErr(ctx, proc, pageURL, err)
 		}
 		settled = false // loading took the whole budget
 	}
@@ -424,7 +542,7 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 	defer cancelRead()
 	c, err := chromedp.Run(read, chromedp.Evaluate[collected](collect))
 	if err != nil {
-		return nil, r.renderErr(ctx, pageURL, err)
+		return nil, r.renderErr(ctx, proc, pageURL, err)
 	}
 	p.URL, p.HTML, p.Settled = c.URL, []byte(c.HTML), settled
 	seen := make(map[string]bool)
@@ -455,10 +573,10 @@ type tab struct {
 
 // takeTab returns an idle tab, or opens one: intercepting every request
 // and running the recorder in every document it loads.
-func (r *Renderer) takeTab() (*tab, error) {
+func (b *browserProc) takeTab() (*tab, error) {
 	for {
 		select {
-		case t := <-r.idle:
+		case t := <-b.idle:
 			if t.ctx.Err() == nil {
 				return t, nil
 			}
@@ -467,7 +585,7 @@ func (r *Renderer) takeTab() (*tab, error) {
 		}
 		break
 	}
-	ctx, cancel := chromedp.NewContext(r.browser)
+	ctx, cancel := chromedp.NewContext(b.ctx)
 	t := &tab{ctx: ctx, close: cancel}
 	err := chromedp.Do(ctx, chromedp.Func(func(_ context.Context, target *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorder}); err != nil {
@@ -490,14 +608,14 @@ func (r *Renderer) takeTab() (*tab, error) {
 // it is emptied first (about:blank ends the page's scripts and the
 // requests they would make with no one to answer them); any other tab is
 // closed.
-func (r *Renderer) giveBack(t *tab, reusable bool) {
+func (b *browserProc) giveBack(t *tab, reusable bool) {
 	if reusable && t.ctx.Err() == nil {
 		blank, cancel := context.WithTimeout(t.ctx, 2*time.Second)
 		err := chromedp.Do(blank, chromedp.Navigate("about:blank"))
 		cancel()
 		if err == nil {
 			select {
-			case r.idle <- t:
+			case b.idle <- t:
 				return
 			default:
 			}
@@ -506,12 +624,21 @@ func (r *Renderer) giveBack(t *tab, reusable bool) {
 	t.close()
 }
 
-func (r *Renderer) renderErr(ctx context.Context, pageURL string, err error) error {
+// renderErr is the error of a render on proc that failed with err: the
+// caller's giving up, the renderer's closing or the browser's death if
+// that is what it came to.
+func (r *Renderer) renderErr(ctx context.Context, proc *browserProc, pageURL string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("render %s: %w", pageURL, ctx.Err())
-	case r.browser.Err() != nil:
-		return fmt.Errorf("render %s: %w", pageURL, ErrClosed)
+	case proc.ctx.Err() != nil:
+		r.mu.Lock()
+		closed := r.closed
+		r.mu.Unlock()
+		if closed {
+			return fmt.Errorf("render %s: %w", pageURL, ErrClosed)
+		}
+		return fmt.Errorf("render %s: %w", pageURL, ErrBrowserDied)
 	}
 	return fmt.Errorf("render %s: %w", pageURL, err)
 }

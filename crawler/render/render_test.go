@@ -1,8 +1,10 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,4 +371,109 @@ func TestNewUnderLongTempDir(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", long)
 	newRenderer(t, render.Options{})
+}
+
+// TestBrowserStartedAgainAfterDying: a browser killed between pages (a
+// crash, the out-of-memory killer) is started again for the next page,
+// which renders; a page under way when it died fails with ErrBrowserDied.
+func TestBrowserStartedAgainAfterDying(t *testing.T) {
+	tmp, err := os.MkdirTemp("/tmp", "lr-render")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	t.Setenv("TMPDIR", tmp) // where the browser's profile goes: how its process is found
+	r := newRenderer(t, render.Options{})
+	f := render.FetcherFunc(func(context.Context, *http.Request) (*render.Response, error) {
+		return nil, errors.New("refused")
+	})
+	page := []byte(`<p>Text</p><a href="/next">next</a>`)
+	if _, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", f); err != nil {
+		t.Fatal(err)
+	}
+	pid := browserPID(t, tmp)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", f)
+		if err == nil {
+			if len(p.Links) != 1 {
+				t.Errorf("links %v after the restart", p.Links)
+			}
+			break
+		}
+		if !errors.Is(err, render.ErrBrowserDied) || time.Now().After(deadline) {
+			t.Fatalf("render after the browser was killed: %v", err)
+		}
+	}
+	if n := r.Restarts(); n != 1 {
+		t.Errorf("%d restarts, want 1", n)
+	}
+	if pid2 := browserPID(t, tmp); pid2 == pid {
+		t.Errorf("the browser is still process %d", pid)
+	}
+}
+
+// browserPID returns the process of the browser (not one of its helpers,
+// which have a --type) whose command line names dir.
+func browserPID(t *testing.T, dir string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte("--type=")) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
+			continue
+		}
+		return pid
+	}
+	t.Fatalf("no browser process under %s", dir)
+	return 0
+}
+
+// TestBrowserOverMemoryReplaced: a browser whose processes use more than
+// MaxMemoryMB together is replaced by a new one for the next page, and
+// ended.
+func TestBrowserOverMemoryReplaced(t *testing.T) {
+	tmp, err := os.MkdirTemp("/tmp", "lr-render")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	t.Setenv("TMPDIR", tmp)
+	r := newRenderer(t, render.Options{MaxMemoryMB: 1}) // every browser is over it
+	f := render.FetcherFunc(func(context.Context, *http.Request) (*render.Response, error) {
+		return nil, errors.New("refused")
+	})
+	page := []byte(`<p>Text</p><a href="/next">next</a>`)
+	render1 := func() {
+		t.Helper()
+		if p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", f); err != nil || len(p.Links) != 1 {
+			t.Fatalf("render: %v", err)
+		}
+	}
+	render1()
+	first := browserPID(t, tmp)
+	render1() // in a new browser: the first was over the bound
+	if n := r.Restarts(); n != 1 {
+		t.Errorf("%d restarts, want 1", n)
+	}
+	if second := browserPID(t, tmp); second == first {
+		t.Errorf("the browser over the bound, process %d, still renders", first)
+	}
+	if err := syscall.Kill(first, 0); err == nil {
+		// Its end is the kernel's to reap: give it a moment.
+		time.Sleep(500 * time.Millisecond)
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", first)); err == nil && !bytes.Contains(st, []byte(") Z ")) {
+			t.Errorf("the replaced browser, process %d, is still running", first)
+		}
+	}
 }
