@@ -179,7 +179,7 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 	}
 	cfg := r.crawlerConfig()
 	if o.Render != crawler.RenderNever {
-		browser, err := render.New(ctx, o.Rendering)
+		browser, err := render.New(o.Rendering)
 		if err != nil {
 			return fail(fmt.Errorf("engine: %w", err))
 		}

@@ -151,8 +151,9 @@ type Options struct {
 	// and its private-network guard, the host's politeness slot (in a
 	// shared crawl, only on hosts this process leases), robots.txt (unless
 	// IgnoreRobots), GET and HEAD only, each response up to MaxBodyBytes;
-	// it cannot reach the network by itself. Start fails when the browser
-	// cannot be started (render.New; chromium.ErrNotFound without one).
+	// it cannot reach the network by itself. Start fails without a browser
+	// to run (render.New; chromium.ErrNotFound without one); the browser
+	// starts with the first page rendered, and ends with the run.
 	// Default: crawler.RenderNever.
 	Render crawler.RenderMode
 	// Rendering configures the browser: its path, tabs and budgets (see

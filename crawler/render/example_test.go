@@ -14,7 +14,7 @@ import (
 // is compiled and not run.
 func Example() {
 	ctx := context.Background()
-	r, err := render.New(ctx, render.Options{Tabs: 1})
+	r, err := render.New(render.Options{Tabs: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

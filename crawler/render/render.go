@@ -173,6 +173,7 @@ type Renderer struct {
 	closed    bool
 	proc      *browserProc // the browser running now
 	restarts  int
+	startErr  error                 // why the browser did not start, for good
 	lastCheck time.Time             // of the browser's memory
 	retired   map[*browserProc]bool // replaced, still rendering
 	wg        sync.WaitGroup
@@ -200,17 +201,23 @@ const maxTempDir = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
 // while it rendered; the next page starts the browser again.
 var ErrBrowserDied = errors.New("render: the browser died")
 
-// New starts the browser. ctx bounds the start only.
-func New(ctx context.Context, opts Options) (*Renderer, error) {
+// New returns a Renderer for opts. It fails without a browser to run
+// (chromium.ErrNotFound when Options.Chromium is empty and none is in
+// PATH); the browser itself starts with the first page, so that a crawl
+// that renders no page (RenderAuto on a site without scripts) pays
+// nothing for it. A browser that fails to start fails that page and every
+// later one with the same error.
+func New(opts Options) (*Renderer, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	proc, err := launch(ctx, opts)
-	if err != nil {
-		return nil, err
+	if fi, err := os.Stat(opts.Chromium); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	} else if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("render: %s is not a program", opts.Chromium)
 	}
-	return &Renderer{opts: opts, tabs: make(chan struct{}, opts.Tabs), proc: proc, retired: make(map[*browserProc]bool)}, nil
+	return &Renderer{opts: opts, tabs: make(chan struct{}, opts.Tabs), retired: make(map[*browserProc]bool)}, nil
 }
 
 // launch starts a browser for opts.
@@ -289,7 +296,10 @@ func (r *Renderer) Close() error {
 		return nil
 	}
 	r.closed = true
-	procs := []*browserProc{r.proc}
+	var procs []*browserProc
+	if r.proc != nil {
+		procs = append(procs, r.proc)
+	}
 	for p := range r.retired {
 		procs = append(procs, p)
 	}
@@ -312,31 +322,45 @@ func (r *Renderer) Restarts() int {
 	return r.restarts
 }
 
-// browser returns the running browser, starting it again if it died.
+// browser returns the running browser, starting it for the first page,
+// and again if it died or was retired.
 func (r *Renderer) browser(ctx context.Context) (*browserProc, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	switch {
+	case r.closed:
 		return nil, ErrClosed
+	case r.startErr != nil:
+		return nil, r.startErr
 	}
-	if r.proc.ctx.Err() == nil && !r.proc.retired {
-		r.proc.rendering++
-		return r.proc, nil
+	old := r.proc
+	if old != nil && old.ctx.Err() == nil && !old.retired {
+		old.rendering++
+		return old, nil
 	}
-	if r.proc.ctx.Err() != nil || r.proc.rendering == 0 {
-		r.proc.close() // what is left of it: its profile, its tabs
-	} else {
-		r.retired[r.proc] = true // closed after its last page (done)
+	if old != nil {
+		if old.ctx.Err() != nil || old.rendering == 0 {
+			old.close() // what is left of it: its profile, its tabs
+		} else {
+			r.retired[old] = true // closed after its last page (done)
+		}
 	}
 	proc, err := launch(ctx, r.opts)
-	if err != nil {
-		if r.proc.retired {
-			return nil, fmt.Errorf("render: start a browser in place of one over MaxMemoryMB: %w", err)
+	switch {
+	case err != nil && old == nil:
+		if ctx.Err() == nil {
+			r.startErr = err // the browser cannot start: no use trying again
 		}
+		return nil, err
+	case err != nil && old.retired:
+		return nil, fmt.Errorf("render: start a browser in place of one over MaxMemoryMB: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("%w, and did not start again: %w", ErrBrowserDied, err)
 	}
 	r.proc = proc
-	r.restarts++
+	if old != nil {
+		r.restarts++
+	}
 	r.lastCheck = time.Now() // a second of work before its first check
 	proc.rendering++
 	return proc, nil
@@ -628,6 +652,14 @@ func (b *browserProc) giveBack(t *tab, reusable bool) {
 // caller's giving up, the renderer's closing or the browser's death if
 // that is what it came to.
 func (r *Renderer) renderErr(ctx context.Context, proc *browserProc, pageURL string, err error) error {
+	if ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		// The tab's context ended without the caller's: the browser
+		// is going, and its own context ends a moment after its tabs'.
+		select {
+		case <-proc.ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("render %s: %w", pageURL, ctx.Err())

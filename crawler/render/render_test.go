@@ -29,7 +29,7 @@ import (
 func newRenderer(t testing.TB, opts render.Options) *render.Renderer {
 	t.Helper()
 	opts.Chromium = chromiumtest.ForTest(t)
-	r, err := render.New(t.Context(), opts)
+	r, err := render.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestTabReusedCleanly(t *testing.T) {
 // says so rather than starting nothing.
 func TestNewWithoutBrowser(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	r, err := render.New(t.Context(), render.Options{})
+	r, err := render.New(render.Options{})
 	if err == nil {
 		r.Close()
 	}
@@ -462,18 +462,50 @@ func TestBrowserOverMemoryReplaced(t *testing.T) {
 	}
 	render1()
 	first := browserPID(t, tmp)
-	render1() // in a new browser: the first was over the bound
+	time.Sleep(1100 * time.Millisecond) // a browser's memory is checked a second after its start
+	render1()                           // checked after it: over the bound
+	render1()                           // in a new browser
 	if n := r.Restarts(); n != 1 {
 		t.Errorf("%d restarts, want 1", n)
+	}
+	// The replaced browser ends (the kernel's to reap: give it a moment).
+	for end := time.Now().Add(5 * time.Second); alive(first); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", first))
+			t.Fatalf("the replaced browser, process %d, is still running: %q", first, b)
+		}
 	}
 	if second := browserPID(t, tmp); second == first {
 		t.Errorf("the browser over the bound, process %d, still renders", first)
 	}
-	if err := syscall.Kill(first, 0); err == nil {
-		// Its end is the kernel's to reap: give it a moment.
-		time.Sleep(500 * time.Millisecond)
-		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", first)); err == nil && !bytes.Contains(st, []byte(") Z ")) {
-			t.Errorf("the replaced browser, process %d, is still running", first)
-		}
+}
+
+// alive reports whether process pid runs (is neither gone nor a zombie).
+func alive(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !bytes.Contains(st, []byte(") Z "))
+}
+
+// TestBrowserThatCannotStart: New does not start the browser (a crawl
+// that renders nothing pays nothing for it); a browser that cannot start
+// fails the first page, and every later one at once with the same error.
+func TestBrowserThatCannotStart(t *testing.T) {
+	if _, err := render.New(render.Options{Chromium: t.TempDir()}); err == nil {
+		t.Error("New accepted a directory as the browser")
+	}
+	r, err := render.New(render.Options{Chromium: "/bin/false"})
+	if err != nil {
+		t.Skip(err)
+	}
+	defer r.Close()
+	page := []byte(`<p>x</p>`)
+	_, first := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+	start := time.Now()
+	_, again := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+	if first == nil || again == nil || first.Error() != again.Error() {
+		t.Errorf("renders with a browser that cannot start: %v, then %v", first, again)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the second render took %v: the start was tried again", d)
 	}
 }
