@@ -163,9 +163,14 @@ func (a *autoRender) forget(host string) {
 
 // readSignals reads s's signals from an HTML page, without the tokenizer:
 // it runs on every page of a crawl in RenderAuto, most of which it lets
-// by, so it must cost next to nothing beside the extraction.
+// by, so it must cost next to nothing beside the extraction. A page with
+// no script tag at all is told apart first, and its other signals are
+// not read: nothing can run in it.
 func readSignals(doc []byte) pageSignals {
 	var s pageSignals
+	if !mayHaveScript(doc) {
+		return s
+	}
 	for i := 0; i < len(doc); {
 		j := bytes.IndexByte(doc[i:], '<')
 		if j < 0 {
@@ -204,7 +209,7 @@ func readSignals(doc []byte) pageSignals {
 				}
 			}
 			i += close
-		case mountsApp(name, tag) && emptyElement(doc[i:]):
+		case !s.mountPoint && container(name) && mountsApp(name, tag) && emptyElement(doc[i:]):
 			s.mountPoint = true
 		}
 	}
@@ -216,6 +221,33 @@ func readSignals(doc []byte) pageSignals {
 func runs(tag []byte) bool {
 	switch t := strings.ToLower(strings.TrimSpace(attrValue(tag, "type"))); {
 	case t == "", t == "module", strings.Contains(t, "javascript"), strings.Contains(t, "ecmascript"):
+		return true
+	}
+	return false
+}
+
+// mayHaveScript reports whether doc holds "<script" in any case: false
+// says for certain that the page has no script element.
+func mayHaveScript(doc []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i+6 <= len(doc) && (doc[i]|0x20) == 's' && equalFold(doc[i:i+6], "script") {
+			return true
+		}
+	}
+}
+
+// container reports whether a tag name is one an application is mounted
+// in (Angular's own element aside): checking only those keeps the
+// attribute scans off the page's every anchor and cell.
+func container(name []byte) bool {
+	switch {
+	case equalFold(name, "div"), equalFold(name, "main"), equalFold(name, "section"),
+		equalFold(name, "body"), equalFold(name, "html"), equalFold(name, "app-root"), equalFold(name, "span"):
 		return true
 	}
 	return false

@@ -16,7 +16,7 @@ func TestReadSignals(t *testing.T) {
 		want   pageSignals
 		strong bool
 	}{
-		{"static page", `<title>T</title>` + long + `<a href="/x">x</a>`, pageSignals{textBytes: 382}, false},
+		{"static page, not read further", `<title>T</title>` + long + `<a href="/x">x</a><div id="app"></div>`, pageSignals{}, false},
 		{"react shell", `<div id="root"></div><script src="/static/js/main.js"></script>`, pageSignals{scripts: 1, mountPoint: true}, true},
 		{"vue shell, unquoted, upper case", `<DIV ID=app>  </DIV><SCRIPT SRC=app.js></SCRIPT>` + long, pageSignals{scripts: 1, mountPoint: true, textBytes: 380}, true},
 		{"next", `<div id='__next'></div><script>self.__next_f=[]</script>`, pageSignals{scripts: 1, mountPoint: true}, true},
@@ -27,9 +27,10 @@ func TestReadSignals(t *testing.T) {
 		{"data scripts only", `<script type="application/ld+json">{"@type":"Article"}</script><script type="text/template"><div id="app"></div></script>`, pageSignals{}, false},
 		{"script text is not markup", `<script>document.write('<div id="app"></div><noscript>javascript</noscript>')</script>` + long, pageSignals{scripts: 1, textBytes: 380}, false},
 		{"commented out", `<!-- <script src=a.js></script> <div id="app"></div> -->` + long, pageSignals{textBytes: 380}, false},
+		{"upper-case script", `<SCRIPT SRC=a.js></SCRIPT>` + long, pageSignals{scripts: 1, textBytes: 380}, false},
 		{"sparse scripted page", `<title>Menu</title><script src=m.js></script><p>Loading…</p>`, pageSignals{scripts: 1, textBytes: 14}, true},
 		{"unterminated", `<script src=a.js>var a = "`, pageSignals{scripts: 1}, true},
-		{"open tag at the end", `<p>text</p><div id="app"`, pageSignals{textBytes: 4}, false},
+		{"open tag at the end", `<script>x</script><p>text</p><div id="app"`, pageSignals{scripts: 1, textBytes: 4}, true},
 	} {
 		got := readSignals([]byte(c.doc))
 		if got != c.want || got.strong() != c.strong {
@@ -68,4 +69,21 @@ func FuzzReadSignals(f *testing.F) {
 			t.Fatalf("%+v from %d bytes", s, len(doc))
 		}
 	})
+}
+
+// BenchmarkReadSignals reads the signals of every page of the PostgreSQL
+// documentation (no script), which RenderAuto does for every page of a
+// crawl, beside BenchmarkTokenizeOnly's yardstick: ns/op per corpus pass.
+func BenchmarkReadSignals(b *testing.B) {
+	_, bodies := pgDocsPages(b)
+	var n int64
+	for _, body := range bodies {
+		n += int64(len(body))
+	}
+	b.SetBytes(n)
+	for b.Loop() {
+		for _, body := range bodies {
+			readSignals(body)
+		}
+	}
 }
