@@ -78,8 +78,9 @@ type Options struct {
 	// Settle is how long the page's network must be idle before its DOM
 	// is read, after loading and after each scroll (default 250ms).
 	Settle time.Duration
-	// ScrollSteps is how many times the page is scrolled to its end, for
-	// what it adds when it is (default 3).
+	// ScrollSteps is how many times at most the page is scrolled to its
+	// end, for what it adds when it is (default 3); a scroll after which
+	// the page starts no request and grows no longer is the last.
 	ScrollSteps int
 	// MaxBytes bounds what the browser's requests of one page fetch
 	// together; past it they are refused (default 16 MiB).
@@ -90,8 +91,8 @@ type Options struct {
 	// MaxMemoryMB bounds the memory of the whole browser, its helper
 	// processes included (their proportional set size, in MiB; default
 	// 2048): once past it, the next pages go to a new browser and the
-	// old one ends with its last page. Checked after a page at most
-	// once a second; Linux only.
+	// old one ends with its last page. Measured after a page, aside, at
+	// most every two seconds; Linux only.
 	MaxMemoryMB int
 }
 
@@ -175,6 +176,7 @@ type Renderer struct {
 	restarts  int
 	startErr  error                 // why the browser did not start, for good
 	lastCheck time.Time             // of the browser's memory
+	checking  bool                  // the browser's memory is being measured
 	retired   map[*browserProc]bool // replaced, still rendering
 	wg        sync.WaitGroup
 }
@@ -361,23 +363,27 @@ func (r *Renderer) browser(ctx context.Context) (*browserProc, error) {
 	if old != nil {
 		r.restarts++
 	}
-	r.lastCheck = time.Now() // a second of work before its first check
+	r.lastCheck = time.Now() // some work before its first measure
 	proc.rendering++
 	return proc, nil
 }
 
+// memoryCheckEvery is how often at most the browser's memory is
+// measured: reading the processes' proportional set sizes takes the
+// kernel tens of milliseconds.
+const memoryCheckEvery = 2 * time.Second
+
 // done ends a render on proc: the browser is closed if it was retired and
-// this was its last page, and is retired if it uses more memory than
-// allowed (checked at most once a second).
+// this was its last page, and its memory is measured, aside, if it was
+// not lately (see retireIfOver).
 func (r *Renderer) done(proc *browserProc) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	proc.rendering--
-	if !proc.retired && proc == r.proc && time.Since(r.lastCheck) >= time.Second {
-		r.lastCheck = time.Now()
-		if mb, ok := browserMemoryMB(proc.ctx); ok && mb > r.opts.MaxMemoryMB {
-			proc.retired = true
-		}
+	if !proc.retired && proc == r.proc && !r.checking && time.Since(r.lastCheck) >= memoryCheckEvery {
+		r.checking = true
+		r.wg.Add(1)
+		go r.retireIfOver(proc)
 	}
 	// A retired browser that is still the current one is closed by the
 	// next page's start (or Close), one replaced meanwhile here.
@@ -385,6 +391,21 @@ func (r *Renderer) done(proc *browserProc) {
 		delete(r.retired, proc)
 		proc.close()
 	}
+}
+
+// retireIfOver retires proc if its processes use more memory than
+// Options.MaxMemoryMB: the next page starts a new browser, and proc ends
+// after its last page.
+func (r *Renderer) retireIfOver(proc *browserProc) {
+	defer r.wg.Done()
+	mb, ok := browserMemoryMB(proc.ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checking, r.lastCheck = false, time.Now()
+	if !ok || mb <= r.opts.MaxMemoryMB || proc.retired || proc != r.proc {
+		return
+	}
+	proc.retired = true
 }
 
 // begin registers a render, or fails after Close.
@@ -460,6 +481,13 @@ const collect = `(() => {
 	flatten(document);
 	return { url: location.href, html: document.documentElement.outerHTML,
 		links: links, moves: window.__linksrusMoves || [] };
+})()`
+
+// scrollToEnd scrolls the page to its end and returns its height then.
+const scrollToEnd = `(() => {
+	const h = document.documentElement.scrollHeight;
+	window.scrollTo(0, h);
+	return h;
 })()`
 
 type collected struct {
@@ -552,7 +580,21 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 	if settled {
 		settled = rs.settle(budget, r.opts.Settle, pagePending)
 		for i := 0; settled && i < r.opts.ScrollSteps; i++ {
-			if err := chromedp.Do(budget, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`)); err != nil {
+			// A scroll that starts no request and makes the page no
+			// longer (what its handlers add synchronously is read
+			// anyway) ends the scrolling: the page has no more to add.
+			before := time.Now()
+			h0, err := chromedp.Run(budget, chromedp.Evaluate[int](scrollToEnd))
+			if err != nil {
+				break
+			}
+			quiet := min(r.opts.Settle/5, 50*time.Millisecond)
+			select {
+			case <-budget.Done():
+			case <-time.After(quiet):
+			}
+			h1, err := chromedp.Run(budget, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
+			if err != nil || (h1 == h0 && !rs.activeSince(before) && pagePending() == 0) {
 				break
 			}
 			settled = rs.settle(budget, r.opts.Settle, pagePending)
@@ -635,7 +677,13 @@ func (b *browserProc) takeTab() (*tab, error) {
 func (b *browserProc) giveBack(t *tab, reusable bool) {
 	if reusable && t.ctx.Err() == nil {
 		blank, cancel := context.WithTimeout(t.ctx, 2*time.Second)
-		err := chromedp.Do(blank, chromedp.Navigate("about:blank"))
+		// Page.navigate answers once about:blank is committed, which
+		// has ended the page; chromedp.Navigate would wait for its load
+		// event too.
+		err := chromedp.Do(blank, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.Navigate, page.NavigateParams{URL: "about:blank"})
+			return err
+		}))
 		cancel()
 		if err == nil {
 			select {
@@ -720,6 +768,12 @@ func (rs *requests) serve(tab context.Context, t *chromedp.Target, events func(f
 }
 
 func (rs *requests) touch() { rs.last.Store(time.Now().UnixNano()) }
+
+// activeSince reports whether a request started or ended after t, or is
+// under way.
+func (rs *requests) activeSince(t time.Time) bool {
+	return rs.inFlight.Load() > 0 || rs.last.Load() > t.UnixNano()
+}
 
 // wait waits for the answering goroutines, which end with the tab.
 func (rs *requests) wait() { rs.wg.Wait() }
