@@ -13,8 +13,9 @@ FUZZTIME      ?= 20s
 HARNESS       ?= ../shared/bench
 PG_JUDGED     ?= $(if $(wildcard ../shared/search/pg-judged.tsv),../shared/search/pg-judged.tsv,testdata/relevance/pg-judged.tsv)
 RUST_JUDGED   ?= testdata/relevance/rust-judged.tsv
+RENDER_SAMPLE ?= pg=/usr/share/doc/postgresql-doc-15/html py=/usr/share/doc/python3.11/html rust=/usr/share/doc/rust-doc/html
 
-.PHONY: all deps build test lint bench fuzz generate clean screenshot relevance render-bench
+.PHONY: all deps build test lint bench fuzz generate clean screenshot relevance render-bench render-sample
 
 all: lint test
 
@@ -50,9 +51,17 @@ fuzz:
 	@./.ci/fuzz.sh $(FUZZTIME)
 
 ## render-bench: pages per second rendered in headless Chromium (crawler/render), two tabs,
-## over internal/jsweb's generated JavaScript site (needs chromium)
+## over internal/jsweb's generated JavaScript site (needs chromium); then the same site crawled
+## with --render always (engine) beside a plain chromedp crawl (navigate, load event, anchors),
+## pages per second and share of the site found
 render-bench:
 	$(GO) test -run '^$$' -bench Render -benchtime 200x ./crawler/render
+	$(GO) test -run '^$$' -bench 'RenderedCrawl|PlainBrowserCrawl' -benchtime 3x ./crawler/engine
+
+## render-sample: what --render auto renders, and what rendering finds, on the first 300 pages
+## of the pg, py and rust documentation (apt-get install postgresql-doc-15 python3-doc rust-doc)
+render-sample:
+	LINKSRUS_RENDER_SAMPLE='$(RENDER_SAMPLE)' $(GO) test -count=1 -run '^TestRenderSample$$' -v -timeout 30m ./crawler
 
 ## relevance: MRR@10, success@1 and success@3 of the judged queries, per corpus and backend
 ## (crawls the bench harness's corpora, HARNESS; PostgreSQL too when PG or LINKSRUS_TEST_PG

@@ -13,6 +13,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
+	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
 
@@ -114,5 +115,70 @@ fetch('http://%[1]s/api/post', {method: 'POST', body: 'x'}).catch(() => {});
 		if n := log.count(assets.Host, path); n != 0 {
 			t.Errorf("%s requested %d times: robots.txt disallows it, it is not a read, or an image", path, n)
 		}
+	}
+}
+
+// TestSharedRenderFetchesOnlyLeasedHosts: in a shared crawl, what the
+// browser asks of a host this process does not lease is not fetched (not
+// even its robots.txt): the page renders without it, and its outcome
+// counts it refused; its own host's script is fetched. With robots.txt
+// ignored too: the lease, not robots.txt's fetch, refuses it.
+func TestSharedRenderFetchesOnlyLeasedHosts(t *testing.T) {
+	path := chromiumtest.ForTest(t)
+	for _, ignoreRobots := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ignore-robots=%v", ignoreRobots), func(t *testing.T) {
+			sharedRenderOnlyLeased(t, path, ignoreRobots)
+		})
+	}
+}
+
+func sharedRenderOnlyLeased(t *testing.T, path string, ignoreRobots bool) {
+	dsn := pgtest.Database(t, "engine")
+	log := &requestLog{}
+	cdn := startHost(t, 9, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, "var cdn = true;")
+	}))
+	site := startHost(t, 8, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case "/":
+			htmlPage(w, fmt.Sprintf(`<p>Shared</p><script src="/own.js"></script><script src="http://%s/cdn.js"></script>`, cdn.Host))
+		default:
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, "var own = true;")
+		}
+	}))
+	var mu sync.Mutex
+	var home crawler.Outcome
+	opts := sharedOptions(t, dsn, "only", nil, openShared(t, dsn))
+	opts.AnyHost = false // the CDN's host has no page of the crawl: it is never leased
+	opts.IgnoreSitemaps, opts.IgnoreRobots = true, ignoreRobots
+	opts.Render, opts.Rendering = crawler.RenderAlways, render.Options{Chromium: path}
+	opts.OnOutcome = func(o crawler.Outcome) {
+		if o.URL == site.URL+"/" {
+			mu.Lock()
+			home = o
+			mu.Unlock()
+		}
+	}
+	e, err := engine.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), site.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !home.Crawled() || !home.Render.Rendered || home.Render.Refused != 1 || home.Render.Fetched != 1 {
+		t.Errorf("the page: %v, render %+v; want rendered, its own script fetched, the CDN's refused", home.Reason, home.Render)
+	}
+	if n := len(log.of(cdn.Host)); n != 0 {
+		t.Errorf("the host this process does not lease had %d requests", n)
+	}
+	if n := log.count(site.Host, "/own.js"); n != 1 {
+		t.Errorf("the page's own script requested %d times, want once", n)
 	}
 }
