@@ -141,9 +141,10 @@ type Page struct {
 	// (shadow roots' included) in document order, then those it moved
 	// to, each once.
 	Links []string
-	// Moved are the URLs the page moved to with history.pushState and
-	// replaceState that are not among its anchors: links the HTML does
-	// not hold.
+	// Moved are the URLs the page moved to that are not among its
+	// anchors, links the HTML does not hold: with history.pushState and
+	// replaceState, and those its scripts sent it to (location.href = ...),
+	// which are not followed: the page is read as it was.
 	Moved []string
 	// Settled is false when the budget ran out before the page's network
 	// was idle: the DOM is as it was then.
@@ -618,7 +619,10 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 			p.Links = append(p.Links, l)
 		}
 	}
-	for _, l := range c.Moves {
+	rs.mu.Lock()
+	moves := append(c.Moves, rs.navigated...)
+	rs.mu.Unlock()
+	for _, l := range moves {
 		if l = strings.TrimSpace(l); l != "" && !seen[l] {
 			seen[l] = true
 			p.Links = append(p.Links, l)
@@ -741,7 +745,11 @@ type requests struct {
 	refused  atomic.Int32
 	unread   atomic.Int32
 	served   atomic.Bool // the page's own body was given once
-	crashed  atomic.Bool // the tab died
+
+	mu        sync.Mutex
+	mainFrame cdp.FrameID // the page's frame, once its body was given
+	navigated []string    // where its scripts sent it (location), not followed
+	crashed   atomic.Bool // the tab died
 }
 
 // serve answers the events until the tab closes.
@@ -802,6 +810,12 @@ func (rs *requests) settle(ctx context.Context, d time.Duration, pagePending fun
 // answer answers one request, and refuses it when anything fails.
 func (rs *requests) answer(tab context.Context, t *chromedp.Target, ev fetch.EventRequestPaused) {
 	res, err := rs.response(ev)
+	if errors.Is(err, errNavigated) {
+		// Aborted, a navigation leaves the page as it is, where a
+		// blocked one would put an error page in its place.
+		cdp.Call(tab, t, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
+		return
+	}
 	if err != nil {
 		if !errors.Is(err, errUnread) {
 			rs.refused.Add(1)
@@ -838,6 +852,11 @@ func passedOn(name string) bool {
 
 var errTooMuch = errors.New("render: the page's requests fetched more than MaxBytes")
 
+// errNavigated stops the page's scripts taking it to another document
+// (location.href = ...): the URL is a link of the page, and the page is
+// read as it is.
+var errNavigated = errors.New("render: navigation not followed")
+
 // errUnread fails the requests for what a crawl does not read.
 var errUnread = errors.New("render: not fetched: a crawl reads no images, fonts or media")
 
@@ -862,9 +881,23 @@ func (rs *requests) response(ev fetch.EventRequestPaused) (*Response, error) {
 		return nil, errors.New("render: request without details")
 	}
 	if ev.ResourceType == network.ResourceTypeDocument && rs.served.CompareAndSwap(false, true) {
+		rs.mu.Lock()
+		rs.mainFrame = ev.FrameID
+		rs.mu.Unlock()
 		h := http.Header{}
 		h.Set("Content-Type", rs.contentType)
 		return &Response{StatusCode: http.StatusOK, Header: h, Body: rs.body}, nil
+	}
+	if ev.ResourceType == network.ResourceTypeDocument {
+		rs.mu.Lock()
+		main := ev.FrameID == rs.mainFrame
+		if main {
+			rs.navigated = append(rs.navigated, req.URL)
+		}
+		rs.mu.Unlock()
+		if main {
+			return nil, errNavigated
+		}
 	}
 	if unread(ev.ResourceType, req.URL) {
 		rs.unread.Add(1)

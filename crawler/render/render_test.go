@@ -551,3 +551,31 @@ window.addEventListener('scroll', async () => {
 		t.Errorf("items %v after %d loads, want 4 after 3 scrolls", items, loads)
 	}
 }
+
+// TestNavigationNotFollowed: a page whose script sends it elsewhere
+// (location.href) is read as it was, the other URL one of its links; the
+// Fetcher is not asked for it.
+func TestNavigationNotFollowed(t *testing.T) {
+	r := newRenderer(t, render.Options{})
+	page := []byte(`<p>Before the move</p><script>setTimeout(() => { location.href = '/elsewhere'; }, 50);</script>`)
+	var mu sync.Mutex
+	var asked []string
+	f := render.FetcherFunc(func(_ context.Context, req *http.Request) (*render.Response, error) {
+		mu.Lock()
+		asked = append(asked, req.URL.Path)
+		mu.Unlock()
+		return &render.Response{StatusCode: http.StatusOK, Body: []byte(`<p>Elsewhere</p>`)}, nil
+	})
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/start", page, "text/html", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(p.HTML), "Before the move") || !slices.Equal(p.Moved, []string{"http://127.0.0.1:1/elsewhere"}) {
+		t.Errorf("rendered %s, moved %v: want the page as it was, /elsewhere among its moves", p.HTML, p.Moved)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 0 {
+		t.Errorf("the Fetcher was asked for %v", asked)
+	}
+}
