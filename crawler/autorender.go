@@ -16,15 +16,23 @@ import (
 // a page without a script, so those never are; of the others, the static
 // HTML tells some (an empty mount point, a <noscript> asking for
 // JavaScript, next to no text), and for the rest what rendering yielded
-// on the host's pages so far decides: the first probeRenders scripted
-// pages of a host are rendered to find out, then a host's scripted pages
-// are rendered while at least half of its recent renders yielded, and a
-// host none of whose recent renders yielded is not rendered at all, its
-// strong signals notwithstanding (they were wrong there).
+// on the host's pages so far decides. The first probeRenders scripted
+// pages of a host are rendered to find out, and its 8th, 16th, 32nd...
+// scripted page to find out again (the first pages of a site are not all
+// of it). Then a host's scripted pages are rendered while at least half
+// of its recent renders yielded, only its shells while fewer did, and
+// none while none did, its strong signals notwithstanding (they were
+// wrong there); a host none of whose renders ever yielded is measured
+// again maxBarrenExplores times only.
 const (
 	// probeRenders is how many scripted pages of a host are rendered
 	// before its yield decides.
 	probeRenders = 3
+	// maxBarrenExplores is how many more of a host's pages are rendered
+	// (its 8th, 16th and 32nd scripted pages) when none of its renders
+	// yielded: six renders in all on a host where rendering finds
+	// nothing, 2% of its first 300 pages.
+	maxBarrenExplores = 3
 	// yieldWindow is how many of a host's last renders its yield is
 	// measured on, so that a host that stops yielding stops being
 	// rendered.
@@ -63,9 +71,11 @@ type autoRender struct {
 
 // hostYield is what rendering a host's pages has yielded.
 type hostYield struct {
-	renders int    // measured renders, up to yieldWindow
-	yielded uint32 // the last renders' yields, a bit each, newest lowest
-	probing int    // renders under way that were asked for to measure the host
+	renders  int    // measured renders, up to yieldWindow
+	yielded  uint32 // the last renders' yields, a bit each, newest lowest
+	probing  int    // renders under way that were asked for to measure the host
+	scripted int    // the host's pages with scripts seen
+	explored int    // measures made after the probes while none yielded
 }
 
 func newAutoRender() *autoRender {
@@ -91,6 +101,7 @@ func (a *autoRender) wants(host string, s pageSignals) (render, probe bool) {
 		h = &hostYield{}
 		a.hosts[host] = h
 	}
+	h.scripted++
 	if h.renders+h.probing < probeRenders {
 		h.probing++
 		return true, true
@@ -98,12 +109,23 @@ func (a *autoRender) wants(host string, s pageSignals) (render, probe bool) {
 	if h.renders < probeRenders {
 		return s.strong(), false // the probes are under way
 	}
+	// The first pages of a site are not all of it: its 8th, 16th, 32nd...
+	// scripted page is rendered to measure it again (a few times only
+	// while none ever yielded).
+	explore := h.scripted >= 8 && h.scripted&(h.scripted-1) == 0
 	yielded := bits.OnesCount32(h.yielded)
 	switch {
+	case yielded == 0 && explore && h.explored < maxBarrenExplores:
+		h.explored++
+		h.probing++
+		return true, true
 	case yielded == 0:
 		return false, false
 	case 2*yielded >= h.renders:
 		return true, false
+	case explore:
+		h.probing++
+		return true, true
 	default:
 		return s.strong(), false
 	}

@@ -148,11 +148,12 @@ type Config struct {
 	// HTML is a shell its scripts fill (an empty mount point of a known
 	// framework, a <noscript> asking for JavaScript, next to no text) is,
 	// and for the others the yield of the host's renders decides: a
-	// host's first few scripted pages are rendered to measure it, then
-	// its scripted pages are rendered while at least half of its recent
-	// renders found a link to the host or text the page as served does
-	// not hold, its shells only while fewer do, none while none do.
-	// Default: RenderNever; a Renderer needs another mode.
+	// host's first three scripted pages, and its 8th, 16th, 32nd...
+	// (three of those at most while none yielded), are rendered to
+	// measure it; its scripted pages are rendered while at least half of
+	// its recent renders found a link to the host or text the page as
+	// served does not hold, its shells only while fewer do, none while
+	// none do. Default: RenderNever; a Renderer needs another mode.
 	Render RenderMode
 
 	// OnOutcome, if set, receives the Outcome of every URL of a crawl, once,

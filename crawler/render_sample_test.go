@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,9 +23,9 @@ import (
 
 // TestRenderSample measures RenderAuto on documentation corpora (#27):
 // for each corpus (LINKSRUS_RENDER_SAMPLE="pg=DIR py=DIR rust=DIR", each
-// directory served on loopback from its index.html), the first N pages a
-// breadth-first crawl reaches (LINKSRUS_RENDER_SAMPLE_PAGES, default 300)
-// are each rendered, and it reports how many auto renders (its decisions
+// directory served on loopback from its index.html), N pages
+// (LINKSRUS_RENDER_SAMPLE_PAGES, default 300) spread evenly over the first
+// 10N a breadth-first crawl reaches are each rendered, and it reports how many auto renders (its decisions
 // taken page after page in crawl order, learning from the pages it
 // renders), and what rendering every page would find that the pages as
 // served do not hold: URLs of the corpus, and words. make render-sample.
@@ -64,7 +66,14 @@ type samplePage struct {
 }
 
 func sampleCorpus(t *testing.T, r *render.Renderer, name, seed string, n int) string {
-	pages := crawlSample(t, seed, n)
+	// The sample is spread over the first 10n pages of the crawl, every
+	// tenth, in crawl order: the first n alone are a site's front pages.
+	crawled := crawlSample(t, seed, 10*n)
+	step := max(len(crawled)/n, 1)
+	var pages []*samplePage
+	for i := 0; i < len(crawled) && len(pages) < n; i += step {
+		pages = append(pages, crawled[i])
+	}
 	// Every page rendered, two at a time.
 	var wg sync.WaitGroup
 	next := make(chan *samplePage)
@@ -88,7 +97,7 @@ func sampleCorpus(t *testing.T, r *render.Renderer, name, seed string, n int) st
 		}
 	}
 	auto := newAutoRender()
-	var autoRenders, scripted, failed, yielding, newWords int
+	var autoRenders, autoYielding, scripted, failed, yielding, newWords int
 	newURLs := map[string]bool{}
 	for _, p := range pages {
 		sig := readSignals(p.body)
@@ -124,16 +133,20 @@ func sampleCorpus(t *testing.T, r *render.Renderer, name, seed string, n int) st
 			}
 		}
 		newWords += words
-		if found || words >= newWordsYield {
+		yielded := found || words >= newWordsYield
+		if yielded {
 			yielding++
 		}
 		if want {
 			autoRenders++
+			if yielded {
+				autoYielding++
+			}
 			auto.learn(p.url, p.body, rd, probe)
 		}
 	}
-	return fmt.Sprintf("%s: %d pages (%d with scripts); auto renders %d (%.1f%%); rendering every page: %d failed, %d yield (a new link to the corpus or %d+ new words), %d new URLs of the corpus not linked by any page of the sample as served, %d new words (per page, summed)",
-		name, len(pages), scripted, autoRenders, 100*float64(autoRenders)/float64(max(len(pages), 1)),
+	return fmt.Sprintf("%s: %d pages (%d with scripts); auto renders %d (%.1f%%), %d of which yield; rendering every page: %d failed, %d yield (a new link to the corpus or %d+ new words), %d new URLs of the corpus not linked by any page of the sample as served, %d new words (per page, summed)",
+		name, len(pages), scripted, autoRenders, 100*float64(autoRenders)/float64(max(len(pages), 1)), autoYielding,
 		failed, yielding, newWordsYield, len(newURLs), newWords)
 }
 
@@ -158,7 +171,9 @@ func crawlSample(t *testing.T, seed string, n int) []*samplePage {
 		}
 		pu, _ := url.Parse(u)
 		pages = append(pages, &samplePage{url: pu, body: body})
-		for l := range readPage(body, pu).links {
+		// In document order would be better; sorted is at least the
+		// same sample each run.
+		for _, l := range slices.Sorted(maps.Keys(readPage(body, pu).links)) {
 			lu, err := url.Parse(l)
 			if err != nil || lu.Host != start.Host || seen[l] {
 				continue
