@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,7 +84,7 @@ func TestCrawlRendersJavaScriptSite(t *testing.T) {
 	chromiumtest.ForTest(t)
 	for _, mode := range []string{"always", "auto"} {
 		t.Run(mode, func(t *testing.T) {
-			private, privateConns := countConnections(t, "127.0.0.3")
+			private, privateConns := chromiumtest.CountConnections(t, "127.0.0.3")
 			disallowedURL, disallowed, closeDisallowed, err := jsweb.Disallowing("127.0.0.2")
 			if err != nil {
 				t.Skip(err)
@@ -106,7 +103,7 @@ func TestCrawlRendersJavaScriptSite(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("crawl: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			if left := browsersUnder(tmp); len(left) > 0 {
+			if left := chromiumtest.Processes(tmp); len(left) > 0 {
 				t.Errorf("browser processes left after the crawl: %v", left)
 			}
 			outs := readReport(t, report)
@@ -176,11 +173,11 @@ func TestRenderingCrawlInterruptedLeavesNoBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			deadline := time.Now().Add(20 * time.Second)
-			for len(browsersUnder(tmp)) == 0 || s.Requests("/gen/3") == 0 {
+			for len(chromiumtest.Processes(tmp)) == 0 || s.Requests("/gen/3") == 0 {
 				if time.Now().After(deadline) {
 					_ = cmd.Process.Kill()
 					_ = cmd.Wait()
-					t.Fatalf("the crawl did not get to rendering pages (browser processes %v):\n%s", browsersUnder(tmp), out.String())
+					t.Fatalf("the crawl did not get to rendering pages (browser processes %v):\n%s", chromiumtest.Processes(tmp), out.String())
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -192,59 +189,15 @@ func TestRenderingCrawlInterruptedLeavesNoBrowser(t *testing.T) {
 			t.Logf("%v: the crawl ended %v after the signal", sig, time.Since(signalled).Round(time.Millisecond))
 			// The browser's own processes see their parent go; give them
 			// the time they take to notice.
-			var left []string
+			var left []chromiumtest.Process
 			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-				if left = browsersUnder(tmp); len(left) == 0 {
+				if left = chromiumtest.Processes(tmp); len(left) == 0 {
 					return
 				}
 			}
 			t.Errorf("after %v, browser processes left: %v", sig, left)
 		})
 	}
-}
-
-// browsersUnder lists the processes whose command line names dir, where
-// a crawl run with TMPDIR=dir keeps its browser's profile.
-func browsersUnder(dir string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(b, []byte(dir)) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
-			continue // a zombie: dead, waiting for its parent to be reaped
-		}
-		out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b[:min(len(b), 80)], []byte{0}, []byte(" "))))
-	}
-	return out
-}
-
-// countConnections listens on addr (a loopback address) and counts the
-// connections made to it.
-func countConnections(t *testing.T, addr string) (string, *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Skip(err)
-	}
-	var n atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return ln.Addr().String(), &n
 }
 
 // readReport reads the outcomes of a crawl's --report.
@@ -261,4 +214,18 @@ func readReport(t *testing.T, path string) []urlOutcome {
 		t.Fatal(err)
 	}
 	return rep.URLs
+}
+
+// TestCrawlRenderWithoutBrowser: --render without Chromium to run fails at
+// once, before any store is made, in one line that says how to install it.
+func TestCrawlRenderWithoutBrowser(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	r := linksrus(t, []string{"PATH=" + t.TempDir()}, "crawl", "--data", data, "--render", "always", "http://127.0.0.1:1/")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != 2 || !strings.Contains(lines[0], "apt-get install -y chromium") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Error("the data directory was made")
+	}
 }

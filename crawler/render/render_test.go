@@ -1,7 +1,6 @@
 package render_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,28 +62,6 @@ func (o *onlyHost) Fetch(ctx context.Context, req *http.Request) (*render.Respon
 	return &render.Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}, nil
 }
 
-// counting listens on loopback and counts the connections made to it.
-func counting(t *testing.T, addr string) (string, *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Skip(err)
-	}
-	var n atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return ln.Addr().String(), &n
-}
-
 func get(t testing.TB, u string) []byte {
 	t.Helper()
 	resp, err := http.Get(u)
@@ -107,7 +83,7 @@ func get(t testing.TB, u string) []byte {
 // a private address and of a disallowed host are refused by the Fetcher
 // and reach neither.
 func TestRenderJavaScriptSite(t *testing.T) {
-	privateAddr, private := counting(t, "127.0.0.1")
+	privateAddr, private := chromiumtest.CountConnections(t, "127.0.0.1")
 	disallowedURL, disallowed, closeDisallowed, err := jsweb.Disallowing("127.0.0.2")
 	if err != nil {
 		t.Skip(err)
@@ -170,11 +146,27 @@ func TestRenderJavaScriptSite(t *testing.T) {
 }
 
 // TestNothingLeavesTheBrowser: what the Fetch domain does not intercept
-// (WebSocket, preconnect, DNS prefetch) and what the Fetcher refuses
+// (WebSocket, preconnect, DNS prefetch, a service worker, WebRTC's STUN
+// over UDP) and what the Fetcher refuses
 // (scripts' requests, images, frames) never reaches a listener: the
 // browser can neither resolve nor connect by itself.
 func TestNothingLeavesTheBrowser(t *testing.T) {
-	addr, conns := counting(t, "127.0.0.1")
+	addr, conns := chromiumtest.CountConnections(t, "127.0.0.1")
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer udp.Close()
+	var packets atomic.Int32
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+			packets.Add(1)
+		}
+	}()
 	r := newRenderer(t, render.Options{Settle: 300 * time.Millisecond})
 	page := `<!DOCTYPE html><html><head>
 <link rel="preconnect" href="http://` + addr + `">
@@ -188,17 +180,28 @@ try { new WebSocket('ws://` + addr + `/ws'); } catch (e) {}
 fetch('http://` + addr + `/fetch').catch(() => {});
 navigator.sendBeacon && navigator.sendBeacon('http://` + addr + `/beacon', 'x');
 try { new EventSource('http://` + addr + `/events'); } catch (e) {}
+navigator.serviceWorker && navigator.serviceWorker.register('/sw.js').catch(() => {});
+try {
+	const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:` + udp.LocalAddr().String() + `'}]});
+	pc.createDataChannel('probe');
+	pc.createOffer().then((o) => pc.setLocalDescription(o)).catch(() => {});
+} catch (e) {}
 </script></body></html>`
 	refuseAll := render.FetcherFunc(func(context.Context, *http.Request) (*render.Response, error) {
 		return nil, errors.New("refused")
 	})
-	p, err := r.Render(t.Context(), "http://127.0.0.1:1/page.html", []byte(page), "text/html", refuseAll)
+	// The page is at the listener's origin: what it asks of its own
+	// origin (the service worker's script) would reach it too.
+	p, err := r.Render(t.Context(), "http://"+addr+"/page.html", []byte(page), "text/html", refuseAll)
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
 	if n := conns.Load(); n != 0 {
 		t.Errorf("%d connections reached the listener; want none (refused %d)", n, p.Refused)
+	}
+	if n := packets.Load(); n != 0 {
+		t.Errorf("%d UDP packets (WebRTC's STUN) reached the listener; want none", n)
 	}
 	if p.Refused < 2 || p.Unread < 1 {
 		t.Errorf("refused %d requests, %d unread; want the frame and fetch refused at least, the image unread", p.Refused, p.Unread)
@@ -416,24 +419,14 @@ func TestBrowserStartedAgainAfterDying(t *testing.T) {
 	}
 }
 
-// browserPID returns the process of the browser (not one of its helpers,
-// which have a --type) whose command line names dir.
+// browserPID returns the process of the browser (not one of its helpers)
+// whose command line names dir.
 func browserPID(t *testing.T, dir string) int {
 	t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, p := range chromiumtest.Processes(dir) {
+		if p.Main() {
+			return p.PID
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte("--type=")) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
-			continue
-		}
-		return pid
 	}
 	t.Fatalf("no browser process under %s", dir)
 	return 0
@@ -471,7 +464,7 @@ func TestBrowserOverMemoryReplaced(t *testing.T) {
 		render1()
 	}
 	// The replaced browser ends (the kernel's to reap: give it a moment).
-	for end := time.Now().Add(5 * time.Second); alive(first); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(5 * time.Second); chromiumtest.Alive(first); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", first))
 			t.Fatalf("the replaced browser, process %d, is still running: %q", first, b)
@@ -480,12 +473,6 @@ func TestBrowserOverMemoryReplaced(t *testing.T) {
 	if second := browserPID(t, tmp); second == first {
 		t.Errorf("the browser over the bound, process %d, still renders", first)
 	}
-}
-
-// alive reports whether process pid runs (is neither gone nor a zombie).
-func alive(pid int) bool {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && !bytes.Contains(st, []byte(") Z "))
 }
 
 // TestBrowserThatCannotStart: New does not start the browser (a crawl

@@ -1,6 +1,7 @@
-// Package chromiumtest gives tests the browser they drive, apart from
-// package chromium so that the programs that render pages do not link
-// package testing.
+// Package chromiumtest gives tests the browser they drive, and what they
+// watch it with (its processes, the connections a listener gets), apart
+// from package chromium so that the programs that render pages do not
+// link package testing.
 package chromiumtest
 
 import (
