@@ -95,12 +95,11 @@ type RenderReport struct {
 // rendered document in the page's place, for the extraction stage.
 type renderStage struct {
 	r    Renderer
-	mode RenderMode
-	auto *autoRender // for RenderAuto
+	auto *autoRender // RenderAuto's decisions; nil for RenderAlways
 }
 
 func newRenderStage(r Renderer, mode RenderMode) *renderStage {
-	s := &renderStage{r: r, mode: mode}
+	s := &renderStage{r: r}
 	if mode == RenderAuto {
 		s.auto = newAutoRender()
 	}
@@ -114,7 +113,7 @@ func (s *renderStage) Process(ctx context.Context, pp pipeline.Payload) (pipelin
 	if err != nil {
 		return nil, fmt.Errorf("crawler: render: %w", err)
 	}
-	if p.Unchanged || p.StatusCode != 200 || len(p.Body) == 0 || (p.ContentType != "" && !isHTML(p.ContentType)) {
+	if p.Unchanged || p.StatusCode < 200 || p.StatusCode > 299 || len(p.Body) == 0 || (p.ContentType != "" && !isHTML(p.ContentType)) {
 		return p, nil
 	}
 	base, err := pageURL(p)
