@@ -5,6 +5,9 @@
 //	source (a Frontier's pages)
 //	  → fetch (fixed worker pool; gates, redirects, a HEAD first if
 //	    FetchOptions.HeadFirst, retries under FetchOptions.Retry)
+//	  → render the pages Config.Render picks with Config.Renderer (a
+//	    headless browser: package render, bound by package engine), if
+//	    set: the rendered document takes the page's place
 //	  → extract links, and the text when something consumes it, in one
 //	    pass of the tokenizer (a worker per CPU)
 //	  → the stores side by side (a scatter-gather stage, in batches): the

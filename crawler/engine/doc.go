@@ -60,7 +60,11 @@
 //     worker takes another host's page;
 //   - resume: the seeds and every link the graph holds that is due (never
 //     retrieved, or retrieved before Options.RecrawlAfter) are queued, so a
-//     run started again after an interruption carries on where it stopped.
+//     run started again after an interruption carries on where it stopped;
+//   - rendering (Options.Render): the run's headless browser (package
+//     render) and the fetcher of the browser's own requests (render.go),
+//     which keeps them under the rules above: the host's politeness slot
+//     and lease, robots.txt, the private-network guard, reads only.
 //
 // Its zero Options are polite: robots.txt obeyed, two requests in flight
 // per host, a User-Agent naming the library, no private addresses, the
