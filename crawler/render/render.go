@@ -83,7 +83,8 @@ type Options struct {
 	// the page starts no request and grows no longer is the last.
 	ScrollSteps int
 	// MaxBytes bounds what the browser's requests of one page fetch
-	// together; past it they are refused (default 16 MiB).
+	// together, past which they are refused, and the rendered HTML,
+	// which is cut there (default 16 MiB).
 	MaxBytes int64
 	// MaxHeapMB bounds each page's JavaScript heap, in MiB (default
 	// 512): a page that allocates past it dies alone, and Render says so.
@@ -457,11 +458,14 @@ const recorder = `(() => {
 // collect reads the rendered page: its location, its HTML, and its links.
 // Each link's href is set to the URL the browser resolved it to, so that
 // the HTML's links mean what they meant in the page, though pushState may
-// have moved the page away from the URL they are read against. The content of each open shadow root (the innermost first) is copied
-// into its host, ahead of the host's own children, so that the HTML holds
-// the text and links a reader sees there; the page is read once this has
-// run, so that its scripts reacting to the copy change nothing read.
-const collect = `(() => {
+// have moved the page away from the URL they are read against. The
+// content of each open shadow root (the innermost first) is copied into
+// its host, ahead of the host's own children, so that the HTML holds the
+// text and links a reader sees there; the page is read once this has run,
+// so that its scripts reacting to the copy change nothing read. The HTML
+// is cut at the limit the function is called with (in UTF-16 units), so
+// that a page that builds an endless document does not send it whole.
+const collect = `((limit) => {
 	const links = [];
 	const walk = (root) => root.querySelectorAll('*').forEach((el) => {
 		if ((el.tagName === 'A' || el.tagName === 'AREA') && el.href) {
@@ -480,9 +484,11 @@ const collect = `(() => {
 		el.prepend(copy);
 	});
 	flatten(document);
-	return { url: location.href, html: document.documentElement.outerHTML,
-		links: links, moves: window.__linksrusMoves || [] };
-})()`
+	let html = document.documentElement.outerHTML;
+	if (html.length > limit) html = html.slice(0, limit);
+	return { url: location.href, html: html,
+		links: links.slice(0, 100000), moves: (window.__linksrusMoves || []).slice(0, 1000) };
+})`
 
 // scrollToEnd scrolls the page to its end and returns its height then.
 const scrollToEnd = `(() => {
@@ -499,8 +505,12 @@ type collected struct {
 }
 
 // Render renders the page at pageURL whose body (of contentType) the
-// crawl has fetched, handing every other request the browser makes to f.
+// crawl has fetched, handing every other request the browser makes to f
+// (nil refuses them all).
 func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, contentType string, f Fetcher) (*Page, error) {
+	if f == nil {
+		f = refuseAll
+	}
 	u, err := url.Parse(pageURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("render %q: not an http(s) URL", pageURL)
@@ -607,7 +617,7 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 	// Read the DOM with what is left of ctx: the budget may be spent.
 	read, cancelRead := context.WithTimeout(tab, 5*time.Second)
 	defer cancelRead()
-	c, err := chromedp.Run(read, chromedp.Evaluate[collected](collect))
+	c, err := chromedp.Run(read, chromedp.Evaluate[collected](fmt.Sprintf("%s(%d)", collect, r.opts.MaxBytes)))
 	if err != nil {
 		return nil, r.renderErr(ctx, proc, pageURL, err)
 	}
@@ -851,6 +861,11 @@ func passedOn(name string) bool {
 }
 
 var errTooMuch = errors.New("render: the page's requests fetched more than MaxBytes")
+
+// refuseAll is the Fetcher of a Render given none.
+var refuseAll = FetcherFunc(func(context.Context, *http.Request) (*Response, error) {
+	return nil, errors.New("render: no Fetcher: every request is refused")
+})
 
 // errNavigated stops the page's scripts taking it to another document
 // (location.href = ...): the URL is a link of the page, and the page is

@@ -566,3 +566,18 @@ func TestNavigationNotFollowed(t *testing.T) {
 		t.Errorf("the Fetcher was asked for %v", asked)
 	}
 }
+
+// TestRenderedHTMLBounded: a page whose script builds a document far
+// larger than MaxBytes is read cut at MaxBytes, not sent whole.
+func TestRenderedHTMLBounded(t *testing.T) {
+	const limit = 1 << 20
+	r := newRenderer(t, render.Options{MaxBytes: limit})
+	page := []byte(`<p>Start</p><script>document.body.append('x'.repeat(4 * 1024 * 1024));</script>`)
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.HTML) > limit || !strings.Contains(string(p.HTML), "Start") {
+		t.Errorf("rendered HTML of %d bytes, want at most %d, from the start", len(p.HTML), limit)
+	}
+}
