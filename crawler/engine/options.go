@@ -150,8 +150,9 @@ type Options struct {
 	// makes goes through the run's rules as the run's own do: the getter
 	// and its private-network guard, the host's politeness slot (in a
 	// shared crawl, only on hosts this process leases), robots.txt (unless
-	// IgnoreRobots), GET and HEAD only, each response up to MaxBodyBytes;
-	// it cannot reach the network by itself. Start fails without a browser
+	// IgnoreRobots), GET and HEAD only, each response up to MaxBodyBytes
+	// (images, fonts and media are not fetched at all); it cannot reach
+	// the network by itself. Start fails without a browser
 	// to run (render.New; chromium.ErrNotFound without one); the browser
 	// starts with the first page rendered, and ends with the run.
 	// Default: crawler.RenderNever.

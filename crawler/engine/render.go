@@ -29,7 +29,8 @@ func (p pageRenderer) Render(ctx context.Context, pageURL string, body []byte) (
 }
 
 // browserRequests fetches the requests the browser makes while it renders
-// a page (scripts, styles, API calls, images, frames) as the run fetches
+// a page (scripts, styles, API calls, frames: images, fonts and media the
+// browser does not ask it for, see package render) as the run fetches
 // its own: through the run's getter (the private-network guard at dial
 // time), a slot of the host's in the run's scheduler (its limit and
 // delay, and in a shared crawl only while this process leases the host),
