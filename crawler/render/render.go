@@ -164,6 +164,11 @@ var ErrClosed = errors.New("render: renderer is closed")
 // memory: see Options.MaxHeapMB): there is no DOM to read.
 var ErrCrashed = errors.New("render: the page crashed")
 
+// ErrUnresponsive is returned by Render for a page whose scripts keep it
+// from answering once its budget is spent (a loop, or memory being eaten
+// on the way to a crash): its DOM could not be read.
+var ErrUnresponsive = errors.New("render: the page did not answer")
+
 // Renderer renders pages in one headless Chromium; see the package
 // documentation. It is safe for concurrent use. A browser that dies (a
 // crash, the kernel's out-of-memory killer) is started again for the next
@@ -618,7 +623,14 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 	read, cancelRead := context.WithTimeout(tab, 5*time.Second)
 	defer cancelRead()
 	c, err := chromedp.Run(read, chromedp.Evaluate[collected](fmt.Sprintf("%s(%d)", collect, r.opts.MaxBytes)))
-	if err != nil {
+	switch {
+	case err != nil && rs.crashed.Load():
+		return nil, fmt.Errorf("render %s: %w", pageURL, ErrCrashed)
+	case err != nil && read.Err() != nil && ctx.Err() == nil && proc.ctx.Err() == nil:
+		// The page's scripts hold its thread (about to crash, or
+		// looping): there is no DOM to be had.
+		return nil, fmt.Errorf("render %s: %w", pageURL, ErrUnresponsive)
+	case err != nil:
 		return nil, r.renderErr(ctx, proc, pageURL, err)
 	}
 	p.URL, p.HTML, p.Settled = c.URL, []byte(c.HTML), settled

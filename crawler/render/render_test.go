@@ -581,3 +581,22 @@ func TestRenderedHTMLBounded(t *testing.T) {
 		t.Errorf("rendered HTML of %d bytes, want at most %d, from the start", len(p.HTML), limit)
 	}
 }
+
+// TestRenderPageThatNeverAnswers: a page whose script loops for ever ends
+// with ErrUnresponsive once its budget is spent and its DOM cannot be
+// read, and the renderer renders the next page.
+func TestRenderPageThatNeverAnswers(t *testing.T) {
+	r := newRenderer(t, render.Options{Timeout: time.Second})
+	start := time.Now()
+	_, err := r.Render(t.Context(), "http://127.0.0.1:1/", []byte(`<p>Busy</p><script>setTimeout(() => { for (;;) {} }, 10);</script>`), "text/html", nil)
+	if !errors.Is(err, render.ErrUnresponsive) {
+		t.Errorf("a page that loops: %v, want ErrUnresponsive", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("it took %v with a budget of 1s", took)
+	}
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/next", []byte(`<a href="/a">a</a>`), "text/html", nil)
+	if err != nil || len(p.Links) != 1 {
+		t.Fatalf("the next page: %v", err)
+	}
+}
