@@ -369,7 +369,9 @@ func indexFold(b []byte, needle string) int {
 	return -1
 }
 
-// equalFold reports whether b is s, ignoring ASCII case.
+// equalFold reports whether b is s, ignoring ASCII case only, as HTML
+// compares tag and attribute names: bytes.EqualFold folds Unicode too,
+// and would take "<ſcript>" (U+017F) for a script, which no browser runs.
 func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false

@@ -30,6 +30,7 @@ func TestReadSignals(t *testing.T) {
 		{"upper-case script", `<SCRIPT SRC=a.js></SCRIPT>` + long, pageSignals{scripts: 1, textBytes: 380}, false},
 		{"sparse scripted page", `<title>Menu</title><script src=m.js></script><p>Loading…</p>`, pageSignals{scripts: 1, textBytes: 14}, true},
 		{"unterminated", `<script src=a.js>var a = "`, pageSignals{scripts: 1}, true},
+		{"a look-alike is not a script", `<script>x</script><ſcript src=a.js></ſcript>` + long, pageSignals{scripts: 1, textBytes: 380}, false},
 		{"open tag at the end", `<script>x</script><p>text</p><div id="app"`, pageSignals{scripts: 1, textBytes: 4}, true},
 	} {
 		got := readSignals([]byte(c.doc))
