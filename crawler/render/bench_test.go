@@ -21,7 +21,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	r := newRenderer(b, render.Options{Tabs: 2, Settle: 50 * time.Millisecond, ScrollSteps: 1})
+	r := newRenderer(b, render.Options{Tabs: 2})
 	host, _ := url.Parse(s.URL())
 	f := &onlyHost{host: host.Host}
 	shell := get(b, s.URL()+"/gen/0")

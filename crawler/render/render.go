@@ -10,9 +10,11 @@
 //
 // A Renderer owns one browser and renders at most Options.Tabs pages at
 // a time, in tabs it keeps from page to page (emptied in between). Render
-// returns the page's DOM once its network has been idle for
-// Options.Settle (or its budget, Options.Timeout, is spent, which pages
-// whose timers never stop do), with the links a person could follow:
+// returns the page's DOM once it has settled (no request under way, none
+// its scripts have made and the browser not yet sent, no timer due within
+// Options.Settle; or, while timers keep being due, a network idle for
+// Settle), or its budget, Options.Timeout, is spent (which pages whose
+// requests never stop spend), with the links a person could follow:
 // anchors and areas, in open shadow roots too, and the URLs the page moved
 // to with history.pushState and replaceState. Images, fonts and media are
 // not fetched. A page's JavaScript heap is bounded (Options.MaxHeapMB; a
@@ -75,8 +77,11 @@ type Options struct {
 	// Timeout is a page's budget, from the start of its load to its DOM
 	// read (default 15s).
 	Timeout time.Duration
-	// Settle is how long the page's network must be idle before its DOM
-	// is read, after loading and after each scroll (default 250ms).
+	// Settle is how soon a timer of the page's must be due for the page
+	// to be waited for, after loading and after each scroll; a page that
+	// keeps setting such timers is read once its network has been idle
+	// for Settle, any other once it has been for Settle/5 with no request
+	// of its scripts under way (default 250ms).
 	Settle time.Duration
 	// ScrollSteps is how many times at most the page is scrolled to its
 	// end, for what it adds when it is (default 3); a scroll after which
@@ -193,7 +198,8 @@ type browserProc struct {
 	ctx         context.Context // the browser's; ends when it dies or is closed
 	cancel      context.CancelFunc
 	cancelAlloc context.CancelFunc
-	idle        chan *tab // tabs ready for another page
+	idle        chan *tab     // tabs ready for another page
+	settle      time.Duration // Options.Settle, for the tabs' recorder
 	// rendering counts the renders under way in it, and retired is set
 	// once it has used more memory than allowed: it takes no more pages
 	// and is closed after its last (both under the Renderer's mu).
@@ -253,6 +259,11 @@ func launch(ctx context.Context, opts Options) (*browserProc, error) {
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("force-webrtc-ip-handling-policy", true),
 		chromedp.Flag("mute-audio", true),
+		// One renderer process for the pages of a site from page to page
+		// in a tab, where site isolation starts one for every navigation
+		// (a third of a page's render): a crawl's browser holds no one's
+		// cookies or logins for a page to steal from another.
+		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", opts.MaxHeapMB)),
 	}
 	if len(os.TempDir()) > maxTempDir {
@@ -262,7 +273,7 @@ func launch(ctx context.Context, opts Options) (*browserProc, error) {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), flags...)
 	browser, cancel := chromedp.NewContext(allocCtx)
-	b := &browserProc{ctx: browser, cancel: cancel, cancelAlloc: cancelAlloc, idle: make(chan *tab, opts.Tabs)}
+	b := &browserProc{ctx: browser, cancel: cancel, cancelAlloc: cancelAlloc, idle: make(chan *tab, opts.Tabs), settle: opts.Settle}
 	// The first run starts the browser; a blank tab it keeps is where
 	// the browser context lives.
 	started := make(chan error, 1)
@@ -426,29 +437,54 @@ func (r *Renderer) begin() error {
 	return nil
 }
 
-// recorder is run in every document before its scripts: it records the
-// URLs the page moves to without loading them, and counts the page's
-// fetch and XMLHttpRequest calls under way, which the browser may not
-// have handed to the Fetch domain yet when its network looks idle.
+// recorder is run in every document before its scripts (see
+// recorderFor): it records the URLs the page moves to without loading
+// them, and counts the work under way that may yet change the page: its
+// fetch and XMLHttpRequest calls (which the browser may not have handed
+// to the Fetch domain yet when its network looks idle) until their body
+// is read, and its timers and intervals due within Options.Settle. __linksrusFrames waits for
+// two animation frames (at most 100 ms), after which the events a scroll
+// fires have run.
 const recorder = `(() => {
 	const urls = [];
 	Object.defineProperty(window, '__linksrusMoves', { value: urls });
 	let pending = 0;
 	const done = () => { pending--; };
-	Object.defineProperty(window, '__linksrusPending', { get: () => pending });
+	const counted = (p) => { pending++; p.then(done, done); return p; };
 	const origFetch = window.fetch;
-	window.fetch = function () {
-		pending++;
-		const p = origFetch.apply(this, arguments);
-		p.then(done, done);
-		return p;
-	};
+	window.fetch = function () { return counted(origFetch.apply(this, arguments)); };
+	for (const m of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
+		const orig = Response.prototype[m];
+		Response.prototype[m] = function () { return counted(orig.apply(this, arguments)); };
+	}
 	const origSend = XMLHttpRequest.prototype.send;
 	XMLHttpRequest.prototype.send = function () {
 		pending++;
 		this.addEventListener('loadend', done, { once: true });
 		return origSend.apply(this, arguments);
 	};
+	const soon = new Set();
+	const origSet = window.setTimeout, origClearTimeout = window.clearTimeout, origClearInterval = window.clearInterval;
+	window.setTimeout = function (fn, delay) {
+		if (typeof fn !== 'function' || !(Number(delay || 0) <= %d)) return origSet.apply(this, arguments);
+		const args = Array.prototype.slice.call(arguments, 2);
+		const id = origSet(function () { soon.delete(id); return fn.apply(this, args); }, delay);
+		soon.add(id);
+		return id;
+	};
+	const origSetInterval = window.setInterval;
+	window.setInterval = function (fn, delay) {
+		const id = origSetInterval.apply(this, arguments);
+		if (Number(delay || 0) <= %d) soon.add(id);
+		return id;
+	};
+	window.clearTimeout = function (id) { soon.delete(id); return origClearTimeout.apply(this, arguments); };
+	window.clearInterval = function (id) { soon.delete(id); return origClearInterval.apply(this, arguments); };
+	Object.defineProperty(window, '__linksrusBusy', { get: () => [pending, soon.size] });
+	Object.defineProperty(window, '__linksrusFrames', { value: () => new Promise((resolve) => {
+		requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
+		origSet(() => resolve(true), 100);
+	}) });
 	for (const m of ['pushState', 'replaceState']) {
 		const orig = history[m];
 		history[m] = function (state, title, u) {
@@ -459,6 +495,12 @@ const recorder = `(() => {
 		};
 	}
 })();`
+
+// recorderFor is the recorder counting the timers due within settle.
+func recorderFor(settle time.Duration) string {
+	ms := settle.Milliseconds()
+	return fmt.Sprintf(recorder, ms, ms)
+}
 
 // collect reads the rendered page: its location, its HTML, and its links.
 // Each link's href is set to the URL the browser resolved it to, so that
@@ -495,9 +537,13 @@ const collect = `((limit) => {
 		links: links.slice(0, 100000), moves: (window.__linksrusMoves || []).slice(0, 1000) };
 })`
 
-// scrollToEnd scrolls the page to its end and returns its height then.
+// scrollToEnd scrolls the page to its end and returns its height then,
+// or -1 if it is at its end already (a page shorter than the window, or
+// one that did not grow since the last scroll): a scroll would fire no
+// event there.
 const scrollToEnd = `(() => {
 	const h = document.documentElement.scrollHeight;
+	if (window.scrollY + window.innerHeight >= h) return -1;
 	window.scrollTo(0, h);
 	return h;
 })()`
@@ -586,34 +632,40 @@ func (r *Renderer) Render(ctx context.Context, pageURL string, body []byte, cont
 		}
 		settled = false // loading took the whole budget
 	}
-	pagePending := func() int {
-		n, err := chromedp.Run(budget, chromedp.Evaluate[int](`window.__linksrusPending || 0`))
+	rs.touch() // what the load event set going starts a little after it
+	busy := func() (requests, timers int) {
+		n, err := chromedp.Run(budget, chromedp.Evaluate[[2]int](`window.__linksrusBusy || [0, 0]`))
 		if err != nil {
-			return 0 // the budget is spent, or the page is gone: nothing to wait for
+			return 0, 0 // the budget is spent, or the page is gone: nothing to wait for
 		}
-		return n
+		return n[0], n[1]
 	}
+	quiet := r.opts.Settle / 5
 	if settled {
-		settled = rs.settle(budget, r.opts.Settle, pagePending)
+		settled = rs.settle(budget, quiet, r.opts.Settle, busy)
 		for i := 0; settled && i < r.opts.ScrollSteps; i++ {
-			// A scroll that starts no request and makes the page no
-			// longer (what its handlers add synchronously is read
+			// A scroll that starts no request, sets no timer and makes
+			// the page no longer (what its handlers add at once is read
 			// anyway) ends the scrolling: the page has no more to add.
 			before := time.Now()
 			h0, err := chromedp.Run(budget, chromedp.Evaluate[int](scrollToEnd))
+			if err != nil || h0 < 0 {
+				break
+			}
+			// The scroll's events fire with the next animation frame.
+			if _, err := chromedp.Run(budget, chromedp.Evaluate[bool](`window.__linksrusFrames()`, chromedp.EvalAwaitPromise)); err != nil {
+				break
+			}
+			h1, err := chromedp.Run(budget, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
 			if err != nil {
 				break
 			}
-			quiet := min(r.opts.Settle/5, 50*time.Millisecond)
-			select {
-			case <-budget.Done():
-			case <-time.After(quiet):
+			if h1 == h0 && !rs.activeSince(before) {
+				if requests, timers := busy(); requests == 0 && timers == 0 {
+					break
+				}
 			}
-			h1, err := chromedp.Run(budget, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
-			if err != nil || (h1 == h0 && !rs.activeSince(before) && pagePending() == 0) {
-				break
-			}
-			settled = rs.settle(budget, r.opts.Settle, pagePending)
+			settled = rs.settle(budget, quiet, r.opts.Settle, busy)
 		}
 	}
 	if rs.crashed.Load() {
@@ -680,7 +732,7 @@ func (b *browserProc) takeTab() (*tab, error) {
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	t := &tab{ctx: ctx, close: cancel}
 	err := chromedp.Do(ctx, chromedp.Func(func(_ context.Context, target *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorder}); err != nil {
+		if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recorderFor(b.settle)}); err != nil {
 			return err
 		}
 		if _, err := cdp.Call(ctx, target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
@@ -703,13 +755,9 @@ func (b *browserProc) takeTab() (*tab, error) {
 func (b *browserProc) giveBack(t *tab, reusable bool) {
 	if reusable && t.ctx.Err() == nil {
 		blank, cancel := context.WithTimeout(t.ctx, 2*time.Second)
-		// Page.navigate answers once about:blank is committed, which
-		// has ended the page; chromedp.Navigate would wait for its load
-		// event too.
-		err := chromedp.Do(blank, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-			_, err := cdp.Call(ctx, target, page.Navigate, page.NavigateParams{URL: "about:blank"})
-			return err
-		}))
+		// Loaded to its end, or its load event could come during the
+		// next page's navigation and be taken for that page's.
+		err := chromedp.Do(blank, chromedp.Navigate("about:blank"))
 		cancel()
 		if err == nil {
 			select {
@@ -808,18 +856,24 @@ func (rs *requests) activeSince(t time.Time) bool {
 // wait waits for the answering goroutines, which end with the tab.
 func (rs *requests) wait() { rs.wg.Wait() }
 
-// settle waits until no request has been under way for d, neither one
-// intercepted nor one the page's scripts have made (pagePending), and
-// reports whether that happened before ctx ended.
-func (rs *requests) settle(ctx context.Context, d time.Duration, pagePending func() int) bool {
-	tick := time.NewTicker(d / 5)
+// settle waits until the page is idle, and reports whether it was before
+// ctx ended. Idle is no request under way (intercepted, or made by the
+// page's scripts and not yet intercepted or its body not yet read: busy)
+// nor one started or ended for quiet, and no
+// timer of the page's due soon; a page whose timers keep being due soon
+// is idle once no request has been under way for d, and one whose
+// scripts' requests reach neither the Fetch domain nor an end for
+// stalled (they wait on something that is not coming) is idle too.
+func (rs *requests) settle(ctx context.Context, quiet, d time.Duration, busy func() (requests, timers int)) bool {
+	stalled := 4 * d
+	tick := time.NewTicker(max(quiet/4, time.Millisecond))
 	defer tick.Stop()
 	for {
-		if rs.inFlight.Load() == 0 && time.Since(time.Unix(0, rs.last.Load())) >= d {
-			if pagePending() == 0 {
+		if since := time.Since(time.Unix(0, rs.last.Load())); rs.inFlight.Load() == 0 && since >= quiet {
+			requests, timers := busy()
+			if (requests == 0 && (timers == 0 || since >= d)) || since >= stalled {
 				return true
 			}
-			rs.touch() // a script's request is on its way to the Fetch domain
 		}
 		select {
 		case <-ctx.Done():

@@ -600,3 +600,131 @@ func TestRenderPageThatNeverAnswers(t *testing.T) {
 		t.Fatalf("the next page: %v", err)
 	}
 }
+
+// TestSettleWaitsForTimersDueSoon: a page whose links come after a chain
+// of short timers and a request, each started when the network is idle,
+// is read once the chain has run: the timers due within Settle count as
+// work under way.
+func TestSettleWaitsForTimersDueSoon(t *testing.T) {
+	r := newRenderer(t, render.Options{Settle: 250 * time.Millisecond})
+	page := []byte(`<p>Chain</p><script>
+setTimeout(async () => {
+	const next = await (await fetch('/next.json')).json();
+	setTimeout(() => {
+		const a = document.createElement('a');
+		a.href = next.href;
+		a.textContent = 'late';
+		document.body.append(a);
+	}, 150);
+}, 150);
+</script>`)
+	f := render.FetcherFunc(func(_ context.Context, req *http.Request) (*render.Response, error) {
+		return &render.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"href":"/late"}`)}, nil
+	})
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/late") {
+		t.Errorf("settled %v, links %v: want the link the timers add", p.Settled, p.Links)
+	}
+}
+
+// TestSettleDespiteTimersThatNeverEnd: a page that sets a short timer
+// again and again (an animation, a poll) settles once its network has
+// been idle for Settle, well within its budget.
+func TestSettleDespiteTimersThatNeverEnd(t *testing.T) {
+	r := newRenderer(t, render.Options{Timeout: 10 * time.Second})
+	page := []byte(`<p id="n">0</p><a href="/a">a</a><script>
+let n = 0;
+const tick = () => { document.getElementById('n').textContent = String(++n); setTimeout(tick, 20); };
+tick();
+</script>`)
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/a") {
+		t.Errorf("settled %v, links %v: want a settled page", p.Settled, p.Links)
+	}
+}
+
+// TestRequestsBoundedByMaxBytes: once a page's requests have fetched
+// MaxBytes together, its further requests are refused, and the page
+// renders without them.
+func TestRequestsBoundedByMaxBytes(t *testing.T) {
+	const limit = 64 << 10
+	r := newRenderer(t, render.Options{MaxBytes: limit})
+	page := []byte(`<p>Big</p><script>
+(async () => {
+	for (let i = 0; i < 3; i++) {
+		try { await (await fetch('/part/' + i)).text(); } catch (e) {}
+	}
+	document.body.dataset.done = 'yes';
+})();
+</script>`)
+	f := render.FetcherFunc(func(_ context.Context, req *http.Request) (*render.Response, error) {
+		return &render.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/plain"}}, Body: make([]byte, 40<<10)}, nil
+	})
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fetched != 1 || p.Refused != 2 || !strings.Contains(string(p.HTML), `data-done="yes"`) {
+		t.Errorf("fetched %d, refused %d (want 1 and 2, 40 KiB each against %d bytes); done: %v", p.Fetched, p.Refused, limit, strings.Contains(string(p.HTML), `data-done="yes"`))
+	}
+}
+
+// TestSettleDespiteReadsThatNeverEnd: a page whose script waits on a body
+// that never ends (counted as a request under way, though none reaches
+// the network) settles once nothing has moved for a while, within its
+// budget.
+func TestSettleDespiteReadsThatNeverEnd(t *testing.T) {
+	r := newRenderer(t, render.Options{Timeout: 10 * time.Second})
+	page := []byte(`<a href="/a">a</a><script>
+new Response(new ReadableStream({ start() {} })).text();
+</script>`)
+	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/a") {
+		t.Errorf("settled %v, links %v: want a settled page", p.Settled, p.Links)
+	}
+}
+
+// TestTabsRenderPagesInParallel: pages rendered two at a time, in tabs
+// reused from page to page, each give all of their links: a tab's last
+// page (emptied to about:blank) is not taken for its next, whose load
+// would then seem over before it began.
+func TestTabsRenderPagesInParallel(t *testing.T) {
+	const pages = 40
+	s, err := jsweb.Start(jsweb.Options{Generated: 2*pages + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRenderer(t, render.Options{Tabs: 2})
+	host, _ := url.Parse(s.URL())
+	f := &onlyHost{host: host.Host}
+	shell := get(t, s.URL()+"/gen/0")
+	var wg sync.WaitGroup
+	for first := range 2 {
+		wg.Go(func() {
+			for i := first; i < pages; i += 2 {
+				u := fmt.Sprintf("%s/gen/%d", s.URL(), i)
+				p, err := r.Render(t.Context(), u, shell, "text/html; charset=utf-8", f)
+				if err != nil {
+					t.Errorf("%s: %v", u, err)
+					continue
+				}
+				for _, to := range []int{i + 1, 2*i + 1, 2*i + 2} {
+					if want := fmt.Sprintf("%s/gen/%d", s.URL(), to); !slices.Contains(p.Links, want) {
+						t.Errorf("%s rendered without its link to %s (links %v, %d requests fetched)", u, want, p.Links, p.Fetched)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
