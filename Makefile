@@ -52,8 +52,8 @@ fuzz:
 
 ## render-bench: pages per second rendered in headless Chromium (crawler/render), two tabs,
 ## over internal/jsweb's generated JavaScript site (needs chromium); then the same site crawled
-## with --render always (engine) beside a plain chromedp crawl (navigate, load event, anchors),
-## pages per second and share of the site found
+## with --render always (engine) beside plain chromedp crawls (navigate, wait for the load event
+## or for networkIdle, read the anchors), pages per second and share of the site found
 render-bench:
 	$(GO) test -run '^$$' -bench Render -benchtime 200x ./crawler/render
 	$(GO) test -run '^$$' -bench 'RenderedCrawl|PlainBrowserCrawl' -benchtime 3x ./crawler/engine
