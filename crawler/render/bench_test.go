@@ -2,13 +2,11 @@ package render_test
 
 import (
 	"fmt"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/linksrus/linksrus/crawler/render"
-	"github.com/linksrus/linksrus/internal/jsweb"
 )
 
 // BenchmarkRender renders the generated pages of internal/jsweb (a shell
@@ -16,15 +14,8 @@ import (
 // rendered per second: make render-bench.
 func BenchmarkRender(b *testing.B) {
 	const pages = 200
-	s, err := jsweb.Start(jsweb.Options{Generated: pages})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, f, shell := generatedSite(b, pages)
 	r := newRenderer(b, render.Options{Tabs: 2})
-	host, _ := url.Parse(s.URL())
-	f := &onlyHost{host: host.Host}
-	shell := get(b, s.URL()+"/gen/0")
 	var next atomic.Int64
 	b.SetParallelism(1) // GOMAXPROCS goroutines, as many as tabs on 2 cores
 	start := time.Now()

@@ -62,6 +62,19 @@ func (o *onlyHost) Fetch(ctx context.Context, req *http.Request) (*render.Respon
 	return &render.Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}, nil
 }
 
+// generatedSite serves internal/jsweb with n generated pages until the
+// test ends, and returns it, a Fetcher of its host, and its shell page.
+func generatedSite(t testing.TB, n int) (*jsweb.Server, *onlyHost, []byte) {
+	t.Helper()
+	s, err := jsweb.Start(jsweb.Options{Generated: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	host, _ := url.Parse(s.URL())
+	return s, &onlyHost{host: host.Host}, get(t, s.URL()+"/gen/0")
+}
+
 func get(t testing.TB, u string) []byte {
 	t.Helper()
 	resp, err := http.Get(u)
@@ -630,22 +643,27 @@ setTimeout(async () => {
 	}
 }
 
-// TestSettleDespiteTimersThatNeverEnd: a page that sets a short timer
+// TestSettleDespiteWorkThatNeverEnds: a page that sets a short timer
 // again and again (an animation, a poll) settles once its network has
-// been idle for Settle, well within its budget.
-func TestSettleDespiteTimersThatNeverEnd(t *testing.T) {
+// been idle for Settle, and one whose script waits on a body that never
+// ends (counted as a request under way, though none reaches the network)
+// once nothing has moved for a while: both well within their budget.
+func TestSettleDespiteWorkThatNeverEnds(t *testing.T) {
 	r := newRenderer(t, render.Options{Timeout: 10 * time.Second})
-	page := []byte(`<p id="n">0</p><a href="/a">a</a><script>
-let n = 0;
+	for name, script := range map[string]string{
+		"timers": `let n = 0;
 const tick = () => { document.getElementById('n').textContent = String(++n); setTimeout(tick, 20); };
-tick();
-</script>`)
-	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/a") {
-		t.Errorf("settled %v, links %v: want a settled page", p.Settled, p.Links)
+tick();`,
+		"read": `new Response(new ReadableStream({ start() {} })).text();`,
+	} {
+		page := []byte(`<p id="n">0</p><a href="/a">a</a><script>` + script + `</script>`)
+		p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/a") {
+			t.Errorf("%s: settled %v, links %v: want a settled page", name, p.Settled, p.Links)
+		}
 	}
 }
 
@@ -675,39 +693,14 @@ func TestRequestsBoundedByMaxBytes(t *testing.T) {
 	}
 }
 
-// TestSettleDespiteReadsThatNeverEnd: a page whose script waits on a body
-// that never ends (counted as a request under way, though none reaches
-// the network) settles once nothing has moved for a while, within its
-// budget.
-func TestSettleDespiteReadsThatNeverEnd(t *testing.T) {
-	r := newRenderer(t, render.Options{Timeout: 10 * time.Second})
-	page := []byte(`<a href="/a">a</a><script>
-new Response(new ReadableStream({ start() {} })).text();
-</script>`)
-	p, err := r.Render(t.Context(), "http://127.0.0.1:1/", page, "text/html", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !p.Settled || !slices.Contains(p.Links, "http://127.0.0.1:1/a") {
-		t.Errorf("settled %v, links %v: want a settled page", p.Settled, p.Links)
-	}
-}
-
 // TestTabsRenderPagesInParallel: pages rendered two at a time, in tabs
 // reused from page to page, each give all of their links: a tab's last
 // page (emptied to about:blank) is not taken for its next, whose load
 // would then seem over before it began.
 func TestTabsRenderPagesInParallel(t *testing.T) {
 	const pages = 40
-	s, err := jsweb.Start(jsweb.Options{Generated: 2*pages + 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, f, shell := generatedSite(t, 2*pages+1)
 	r := newRenderer(t, render.Options{Tabs: 2})
-	host, _ := url.Parse(s.URL())
-	f := &onlyHost{host: host.Host}
-	shell := get(t, s.URL()+"/gen/0")
 	var wg sync.WaitGroup
 	for first := range 2 {
 		wg.Go(func() {
