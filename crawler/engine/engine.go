@@ -98,8 +98,10 @@ type Run struct {
 	wg        sync.WaitGroup // robots.txt fetches, the shared work's manager
 	done      chan struct{}
 
-	// browser renders the run's pages (Options.Render), or is nil.
-	browser *render.Renderer
+	// browser renders the run's pages (Options.Render), or is nil;
+	// stopRenders abandons the renders under way (Stop).
+	browser     *render.Renderer
+	stopRenders context.CancelFunc
 
 	mu       sync.Mutex // guards seedIDs, seedOuts and stopped
 	seedIDs  map[uuid.UUID]bool
@@ -183,8 +185,9 @@ func (e *Engine) Start(ctx context.Context, seeds ...string) (*Run, error) {
 		if err != nil {
 			return fail(fmt.Errorf("engine: %w", err))
 		}
-		r.browser = browser
-		cfg.Render, cfg.Renderer = o.Render, pageRenderer{browser: browser, requests: &browserRequests{
+		stopped, stopRenders := context.WithCancel(runCtx)
+		r.browser, r.stopRenders = browser, stopRenders
+		cfg.Render, cfg.Renderer = o.Render, pageRenderer{browser: browser, stopped: stopped, requests: &browserRequests{
 			hosts: hf, robots: f.robots, detector: o.PrivateNetworkDetector,
 			userAgent: o.UserAgent, decorate: o.DecorateRequest, maxBytes: o.MaxBodyBytes,
 		}}
@@ -360,13 +363,17 @@ func (r *Run) finish(ctx context.Context, err error) {
 }
 
 // Stop ends the run gracefully: no page is handed out any more, the pages
-// in flight finish and are stored, and what is still queued stays in the
-// graph for the next run. It returns at once; Wait waits for the end.
+// in flight finish and are stored (those being rendered as served: their
+// renders are abandoned), and what is still queued stays in the graph for
+// the next run. It returns at once; Wait waits for the end.
 func (r *Run) Stop() {
 	r.mu.Lock()
 	r.stopped = true
 	r.mu.Unlock()
 	r.frontier.stop()
+	if r.stopRenders != nil {
+		r.stopRenders()
+	}
 }
 
 // Wait waits for the run to end and returns its summary, and the error

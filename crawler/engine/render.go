@@ -16,12 +16,25 @@ import (
 type pageRenderer struct {
 	browser  *render.Renderer
 	requests render.Fetcher
+	// stopped ends with Run.Stop: the renders under way are abandoned,
+	// their pages stored as served, where waiting for them could take
+	// each its whole budget (Rendering.Timeout).
+	stopped context.Context
 }
+
+// errStopping is why a render was abandoned by Run.Stop.
+var errStopping = errors.New("abandoned: the crawl is stopping")
 
 // Render implements crawler.Renderer. The body is the crawl's, decoded to
 // UTF-8, which the browser is told.
 func (p pageRenderer) Render(ctx context.Context, pageURL string, body []byte) (*crawler.Rendered, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(p.stopped, func() { cancel(errStopping) })()
 	pg, err := p.browser.Render(ctx, pageURL, body, "text/html; charset=utf-8", p.requests)
+	if err != nil && errors.Is(context.Cause(ctx), errStopping) {
+		return nil, fmt.Errorf("render %s: %w", pageURL, errStopping)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/linksrus/linksrus/crawler/engine"
 	"github.com/linksrus/linksrus/crawler/render"
 	"github.com/linksrus/linksrus/internal/chromium/chromiumtest"
+	"github.com/linksrus/linksrus/internal/jsweb"
 	"github.com/linksrus/linksrus/internal/pgtest"
 	"github.com/linksrus/linksrus/linkgraph/memory"
 )
@@ -180,5 +181,54 @@ func sharedRenderOnlyLeased(t *testing.T, path string, ignoreRobots bool) {
 	}
 	if n := log.count(site.Host, "/own.js"); n != 1 {
 		t.Errorf("the page's own script requested %d times, want once", n)
+	}
+}
+
+// TestStopAbandonsRenders: Stop abandons the renders under way, where each
+// would otherwise run out its budget (a page whose requests never stop):
+// the page is stored as served, its outcome saying why it was not
+// rendered.
+func TestStopAbandonsRenders(t *testing.T) {
+	path := chromiumtest.ForTest(t)
+	s, err := jsweb.Start(jsweb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	outcomes := make(chan crawler.Outcome, 1)
+	e, err := engine.New(engine.Options{
+		Graph:          memory.New(),
+		FetchOptions:   crawler.FetchOptions{PrivateNetworkDetector: loopback()},
+		IgnoreSitemaps: true,
+		Render:         crawler.RenderAlways,
+		Rendering:      render.Options{Chromium: path, Timeout: 20 * time.Second},
+		OnOutcome: func(o crawler.Outcome) {
+			if strings.HasSuffix(o.URL, "/endless.html") {
+				outcomes <- o
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := e.Start(t.Context(), s.URL()+"/endless.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Requests("/api/tick") == 0 { // the page is being rendered
+		time.Sleep(10 * time.Millisecond)
+	}
+	run.Stop()
+	if _, err := run.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var o crawler.Outcome
+	select {
+	case o = <-outcomes:
+	default:
+		t.Fatal("no outcome for the page")
+	}
+	if !o.Crawled() || o.Render.Rendered || o.Render.Err == nil || !strings.Contains(o.Render.Err.Error(), "stopping") {
+		t.Errorf("crawled %v, rendered %v, render error %v: want the page stored as served, its render abandoned", o.Crawled(), o.Render.Rendered, o.Render.Err)
 	}
 }
