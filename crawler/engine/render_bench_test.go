@@ -113,7 +113,7 @@ func BenchmarkPlainBrowserCrawl(b *testing.B) {
 
 // plainCrawl crawls from seed with renderBenchTabs tabs, following the
 // links to /gen/ pages, and returns the pages it loaded; with idle, each
-// page is read once the network has been idle (see networkIdle), else at
+// page is read once the network has been idle (see idleWatcher), else at
 // its load event.
 func plainCrawl(b *testing.B, browser context.Context, seed string, idle bool) int {
 	var mu sync.Mutex

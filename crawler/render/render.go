@@ -442,9 +442,9 @@ func (r *Renderer) begin() error {
 // them, and counts the work under way that may yet change the page: its
 // fetch and XMLHttpRequest calls (which the browser may not have handed
 // to the Fetch domain yet when its network looks idle) until their body
-// is read, and its timers and intervals due within Options.Settle. __linksrusFrames waits for
-// two animation frames (at most 100 ms), after which the events a scroll
-// fires have run.
+// is read, and its timers and intervals due within Options.Settle.
+// __linksrusFrames waits for two animation frames (at most 100 ms), after
+// which the events a scroll fires have run.
 const recorder = `(() => {
 	const urls = [];
 	Object.defineProperty(window, '__linksrusMoves', { value: urls });
