@@ -49,12 +49,30 @@ var _ textindex.Iterator = (*Iterator)(nil)
 // match (an expression without terms): the iterator is empty.
 func New(q textindex.Query, total uint64, fetch FetchFunc) *Iterator {
 	offset := q.Offset
-	it := &Iterator{fetch: fetch, offset: offset, total: total, size: FirstBatch}
-	if q.URLsOnly {
-		it.size = FirstURLsBatch
-	}
+	it := &Iterator{fetch: fetch, offset: offset, total: total, size: FirstSize(q)}
 	if fetch == nil || offset >= total || offset > math.MaxInt64 {
 		it.done = true
+	}
+	return it
+}
+
+// FirstSize is the number of results the first page of q asks for:
+// FirstBatch, or FirstURLsBatch for a query of URLs only.
+func FirstSize(q textindex.Query) int {
+	if q.URLsOnly {
+		return FirstURLsBatch
+	}
+	return FirstBatch
+}
+
+// Started returns an iterator as New does whose first page, first (at
+// most FirstSize(q) results from q.Offset on), was read with the total: by
+// a backend that counts the hits in the statement that ranks them rather
+// than in a statement of its own that finds them all again.
+func Started(q textindex.Query, total uint64, first []*textindex.Document, fetch FetchFunc) *Iterator {
+	it := New(q, total, fetch)
+	if !it.done {
+		it.take(first)
 	}
 	return it
 }
@@ -82,6 +100,12 @@ func (it *Iterator) fetchPage() {
 		it.batch = nil
 		return
 	}
+	it.take(batch)
+}
+
+// take makes batch, the page asked for from it.offset on, the results to
+// return next.
+func (it *Iterator) take(batch []*textindex.Document) {
 	it.batch = batch
 	it.offset += uint64(len(batch))
 	if len(batch) < it.size || it.offset >= it.total {

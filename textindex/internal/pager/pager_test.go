@@ -86,3 +86,48 @@ func TestFetchErrorStopsIteration(t *testing.T) {
 		t.Fatal("Close or Next after Close misbehaved")
 	}
 }
+
+// An iterator started with its first page read (Started) returns that
+// page, then fetches from after it as New's would, and fetches nothing
+// when the first page held every result.
+func TestStartedWithTheFirstPage(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		q         textindex.Query
+		n         int
+		wantSizes []int // asked of fetch after the first page
+	}{
+		{"more results", textindex.Query{}, 1000, []int{128, 256, 512, 1024}},
+		{"one page", textindex.Query{}, 40, nil},
+		{"after an offset", textindex.Query{Offset: 990}, 1000, nil},
+		{"URLs only", textindex.Query{URLsOnly: true}, 600, []int{1024}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sizes []int
+			fetch := results(tc.n, &sizes)
+			first, _ := fetch(tc.q.Offset, FirstSize(tc.q))
+			sizes = nil
+			it := Started(tc.q, uint64(tc.n), first, fetch)
+			var got []*textindex.Document
+			for it.Next() {
+				got = append(got, it.Document())
+			}
+			if want := tc.n - int(tc.q.Offset); it.Error() != nil || len(got) != want {
+				t.Fatalf("read %d results, want %d (err %v)", len(got), want, it.Error())
+			}
+			if len(first) > 0 && got[0].LinkID != first[0].LinkID {
+				t.Fatal("the first result is not the first page's")
+			}
+			if !slices.Equal(sizes, tc.wantSizes) {
+				t.Fatalf("fetched pages of %v after the first, want %v", sizes, tc.wantSizes)
+			}
+		})
+	}
+	// No hits: the (empty) first page ends the iteration.
+	if it := Started(textindex.Query{}, 0, nil, func(uint64, int) ([]*textindex.Document, error) {
+		t.Fatal("fetched a search without hits")
+		return nil, nil
+	}); it.Next() {
+		t.Fatal("a search without hits yielded a result")
+	}
+}
