@@ -417,7 +417,11 @@ const planned = pgx.QueryExecModeCacheDescribe
 // plan for it has workers find the hits and send each, vectors and all,
 // to the one process that ranks them (ts_rank over a CTE's values cannot
 // run in a worker), which cost a third more than finding and ranking them
-// in one process (6,791 hits: 107 ms against 63).
+// in one process (6,791 hits: 107 ms against 63). Nor is it compiled
+// (jit = off): the planner's cost of a broad query, whose every hit is
+// ranked, passes the threshold of JIT compilation, which took 27 ms of a
+// search and saved less than it cost (100k benchmark queries: p90 237 ->
+// 214 ms, p99 340 -> 320, mean 75 -> 69).
 func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, args []any) ([]*textindex.Document, int64, error) {
 	var (
 		docs  []*textindex.Document
@@ -425,7 +429,7 @@ func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, ar
 	)
 	err := pgx.BeginTxFunc(ctx, i.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		docs = docs[:0]
-		if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, page, append([]any{planned}, args...)...)
