@@ -428,3 +428,63 @@ func TestVectorsInTheRow(t *testing.T) {
 		t.Errorf("storage %q, want %q", got, want)
 	}
 }
+
+// TestUpdateAnchorsTidies checks that UpdateAnchors leaves nothing in
+// the pending lists of the GIN indexes searches read (the documents' from
+// the writes before it, the anchor texts' from its own), which every
+// search would otherwise read whole until autovacuum merged them, and
+// that it vacuums the anchor texts it replaced (autovacuum may be off, as
+// it is on some test servers, and dead rows pile up update after update).
+func TestUpdateAnchorsTidies(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer idx.Close()
+	const n = 300
+	var docs []*textindex.Document
+	for k := range n {
+		docs = append(docs, &textindex.Document{
+			LinkID: uuid.New(), URL: fmt.Sprintf("https://example.com/%d", k), Title: fmt.Sprintf("page %d", k),
+			Content: "words of a page", IndexedAt: time.Now(),
+			Links: []textindex.Link{{URL: fmt.Sprintf("https://example.com/%d", (k+1)%n), Text: fmt.Sprintf("the next page of this site, %d", k+1)}},
+		})
+	}
+	if err := idx.IndexBatch(docs); err != nil {
+		t.Fatalf("IndexBatch: %v", err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	const updates = 3
+	for range updates {
+		if err := idx.UpdateAnchors(ctx); err != nil {
+			t.Fatalf("UpdateAnchors: %v", err)
+		}
+	}
+	// Counts VACUUM commands only, not autovacuum's.
+	var vacuums int64
+	if err := conn.QueryRow(ctx, `SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'textindex_anchors'`).Scan(&vacuums); err != nil {
+		t.Fatal(err)
+	}
+	if vacuums != updates {
+		t.Errorf("the anchor texts were vacuumed %d times in %d updates", vacuums, updates)
+	}
+	for _, name := range []string{"textindex_documents_tsv_idx", "textindex_documents_stems_idx", "textindex_anchors_tsv_idx", "textindex_anchors_stems_idx"} {
+		var pages int64
+		if err := conn.QueryRow(ctx, `SELECT gin_clean_pending_list($1::regclass)`, name).Scan(&pages); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if pages != 0 {
+			t.Errorf("%s: %d pages still pending after UpdateAnchors", name, pages)
+		}
+	}
+	got := searchDocs(t, idx, "page 7")
+	if len(got) == 0 || !slices.Equal(got[0].Anchors, []string{"the next page of this site, 7"}) {
+		t.Errorf("page 7 is not found first with its anchor text: %v", got)
+	}
+}
