@@ -148,3 +148,84 @@ func referencePage(t *testing.T, idx *Index, q textindex.Query, n int) []scored 
 	}
 	return out
 }
+
+// TestSearchCountsInMemory checks that a broad query's page is ranked and
+// its hits counted in memory (searchSettings) whatever the server's
+// work_mem: here the least it takes, 64 kB, under which the count of a
+// word in thousands of documents spills to temporary files.
+func TestSearchCountsInMemory(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := Open(ctx, dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if _, err := indextest.Load(ctx, idx, 3000, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	var word string
+	var hits int
+	err = idx.pool.QueryRow(ctx, `SELECT word, ndoc FROM ts_stat('SELECT tsv FROM textindex_documents') ORDER BY ndoc DESC, word LIMIT 1`).Scan(&word, &hits)
+	if err != nil || hits < 2000 {
+		t.Fatalf("the most frequent word: %q in %d documents, %v", word, hits, err)
+	}
+	q := textindex.Query{Expression: word}
+	s, _ := searchOf(q)
+	w, err := textindex.WeightsOf(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, page, args, _ := searchSQL(s, q, pageSQL)
+
+	conn, err := idx.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET work_mem = '64kB'`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, `RESET work_mem`)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, searchSettings); err != nil {
+		t.Fatal(err)
+	}
+	var plan []map[string]any
+	if err := tx.QueryRow(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+page, pageArgs(args, w, 10, 0)...).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 1 {
+		t.Fatalf("plan: %v", plan)
+	}
+	if n := tempBlocks(plan[0]["Plan"]); n > 0 {
+		t.Errorf("a search for a word in %d documents wrote %.0f blocks to temporary files", hits, n)
+	}
+}
+
+// tempBlocks sums the temporary blocks written by the nodes of an EXPLAIN
+// (FORMAT JSON) plan.
+func tempBlocks(node any) float64 {
+	var n float64
+	switch v := node.(type) {
+	case map[string]any:
+		for key, value := range v {
+			if key == "Temp Written Blocks" {
+				if f, ok := value.(float64); ok {
+					n += f
+				}
+				continue
+			}
+			n += tempBlocks(value)
+		}
+	case []any:
+		for _, value := range v {
+			n += tempBlocks(value)
+		}
+	}
+	return n
+}
