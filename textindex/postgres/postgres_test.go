@@ -443,16 +443,7 @@ func TestUpdateAnchorsTidies(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer idx.Close()
-	const n = 300
-	var docs []*textindex.Document
-	for k := range n {
-		docs = append(docs, &textindex.Document{
-			LinkID: uuid.New(), URL: fmt.Sprintf("https://example.com/%d", k), Title: fmt.Sprintf("page %d", k),
-			Content: "words of a page", IndexedAt: time.Now(),
-			Links: []textindex.Link{{URL: fmt.Sprintf("https://example.com/%d", (k+1)%n), Text: fmt.Sprintf("the next page of this site, %d", k+1)}},
-		})
-	}
-	if err := idx.IndexBatch(docs); err != nil {
+	if err := idx.IndexBatch(chainOfPages(300)); err != nil {
 		t.Fatalf("IndexBatch: %v", err)
 	}
 	conn, err := pgx.Connect(ctx, dsn)
@@ -482,6 +473,88 @@ func TestUpdateAnchorsTidies(t *testing.T) {
 		if pages != 0 {
 			t.Errorf("%s: %d pages still pending after UpdateAnchors", name, pages)
 		}
+	}
+	got := searchDocs(t, idx, "page 7")
+	if len(got) == 0 || !slices.Equal(got[0].Anchors, []string{"the next page of this site, 7"}) {
+		t.Errorf("page 7 is not found first with its anchor text: %v", got)
+	}
+}
+
+// chainOfPages returns n pages, each linking to the next, the last to the
+// first, with anchor text that names the page it leads to: page k is
+// "the next page of this site, k" (k from 1; page 0's is "…, n").
+func chainOfPages(n int) []*textindex.Document {
+	var docs []*textindex.Document
+	for k := range n {
+		docs = append(docs, &textindex.Document{
+			LinkID: uuid.New(), URL: fmt.Sprintf("https://example.com/%d", k), Title: fmt.Sprintf("page %d", k),
+			Content: "words of a page", IndexedAt: time.Now(),
+			Links: []textindex.Link{{URL: fmt.Sprintf("https://example.com/%d", (k+1)%n), Text: fmt.Sprintf("the next page of this site, %d", k+1)}},
+		})
+	}
+	return docs
+}
+
+// TestUpdateAnchorsWithoutOwningTheTables checks that a role that may
+// write the index but owns none of its tables updates the anchor text all
+// the same: the tidy-up after it (VACUUM, gin_clean_pending_list), which
+// needs the owner, is left to autovacuum without an error.
+func TestUpdateAnchorsWithoutOwningTheTables(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	owner, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	owner.Close()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	role := fmt.Sprintf("linksrus_writer_%d", time.Now().UnixNano())
+	for _, stmt := range []string{
+		`CREATE ROLE ` + role + ` LOGIN PASSWORD 'writer'`,
+		// CREATE: Open creates its migrations table if it is missing.
+		`GRANT USAGE, CREATE ON SCHEMA public TO ` + role,
+		`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ` + role,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	t.Cleanup(func() {
+		// The role's grants are in this database; the role is the
+		// cluster's.
+		if _, err := conn.Exec(ctx, `DROP OWNED BY `+role); err != nil {
+			t.Errorf("drop the role's grants: %v", err)
+		}
+		if _, err := conn.Exec(ctx, `DROP ROLE `+role); err != nil {
+			t.Errorf("drop role: %v", err)
+		}
+	})
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writerDSN := fmt.Sprintf("postgres://%s:writer@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+	idx, err := postgres.Open(ctx, writerDSN, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open as %s: %v", role, err)
+	}
+	defer idx.Close()
+	if err := idx.IndexBatch(chainOfPages(50)); err != nil {
+		t.Fatalf("IndexBatch: %v", err)
+	}
+	if err := idx.UpdateAnchors(ctx); err != nil {
+		t.Fatalf("UpdateAnchors by a role that owns no table: %v", err)
+	}
+	var vacuums int64
+	if err := conn.QueryRow(ctx, `SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'textindex_anchors'`).Scan(&vacuums); err != nil {
+		t.Fatal(err)
+	}
+	if vacuums != 0 {
+		t.Errorf("the anchor texts were vacuumed by a role that does not own them (%d times)", vacuums)
 	}
 	got := searchDocs(t, idx, "page 7")
 	if len(got) == 0 || !slices.Equal(got[0].Anchors, []string{"the next page of this site, 7"}) {
