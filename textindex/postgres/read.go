@@ -413,7 +413,15 @@ const planned = pgx.QueryExecModeCacheDescribe
 // withAliases, and the number of hits the search has in all (0 when the
 // page is empty: no row carries it).
 //
-// Its statement runs with searchSettings.
+// Its statement runs without parallel workers: the planner's parallel
+// plan for it has workers find the hits and send each, vectors and all,
+// to the one process that ranks them (ts_rank over a CTE's values cannot
+// run in a worker), which cost a third more than finding and ranking them
+// in one process (6,791 hits: 107 ms against 63). Nor is it compiled
+// (jit = off): the planner's cost of a broad query, whose every hit is
+// ranked, passes the threshold of JIT compilation, which took 27 ms of a
+// search and saved less than it cost (100k benchmark queries: p90 237 ->
+// 214 ms, p99 340 -> 320, mean 75 -> 69).
 func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, args []any) ([]*textindex.Document, int64, error) {
 	var (
 		docs  []*textindex.Document
@@ -421,7 +429,7 @@ func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, ar
 	)
 	err := pgx.BeginTxFunc(ctx, i.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		docs = docs[:0]
-		if _, err := tx.Exec(ctx, searchSettings); err != nil {
+		if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, page, append([]any{planned}, args...)...)
@@ -457,27 +465,6 @@ func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, ar
 	}
 	return docs, total, nil
 }
-
-// searchSettings are those of a search's transaction (fetchPage).
-//
-// No parallel workers: the planner's parallel plan has workers find the
-// hits and send each, vectors and all, to the one process that ranks them
-// (ts_rank over a CTE's values cannot run in a worker), which cost a third
-// more than finding and ranking them in one process (6,791 hits: 107 ms
-// against 63).
-//
-// No JIT compilation: the planner's cost of a broad query, whose every hit
-// is ranked, passes the threshold of JIT compilation, which took 27 ms of
-// a search and saved less than it cost (100k benchmark queries: p90 237 ->
-// 214 ms, p99 340 -> 320, mean 75 -> 69).
-//
-// Memory to count and sort in (work_mem, for each sort, window and hash of
-// the statement): enough for the ranked rows of every hit of a query that
-// matches some 400,000 documents (about 70 bytes each). The server's
-// default, 4 MB, spilled a broad query's count and ranking to temporary
-// files (100k benchmark queries, alternating: p99 1,099 -> 522 ms, p90
-// 587 -> 324, mean 163 -> 99).
-const searchSettings = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off; SET LOCAL work_mem = '32MB'`
 
 // Count implements textindex.Counter.
 func (i *Index) Count(ctx context.Context) (uint64, error) {
