@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
@@ -16,12 +18,12 @@ import (
 
 var _ textindex.BatchIndexer = (*Index)(nil)
 
-// IndexBatch stores docs with one statement, one round trip; see
+// IndexBatch stores docs in one round trip, one transaction; see
 // textindex.BatchIndexer. The rows come from parallel arrays through
-// unnest; a single statement is atomic, so no
-// transaction is needed. Rows are written in LinkID order so that
-// concurrent batches touching the same documents lock them in the same
-// order and cannot deadlock each other.
+// unnest. Rows are written in LinkID order, and their content hashes
+// (textindex_hashes, see migration 0008) in hash order before them, so
+// that concurrent batches touching the same documents or hashes lock them
+// in the same order and cannot deadlock each other.
 func (i *Index) IndexBatch(docs []*textindex.Document) error {
 	docs, err := docbatch.Prepare(docs)
 	if err != nil {
@@ -42,22 +44,33 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		exact, stems         = make([]pgtype.TSVector, len(docs)), make([]pgtype.TSVector, len(docs))
 		times                = make([]time.Time, len(docs))
 		ranks                = make([]float64, len(docs))
-		hashes               = make([]string, len(docs))
+		contentHashes        = make([]string, len(docs))
 		redirects            = make([]bool, len(docs))
 		links                = make([][]byte, len(docs))
 	)
 	v := newVectors()
 	for n, d := range docs {
 		ids[n], times[n], ranks[n] = d.LinkID, d.IndexedAt, d.PageRank
-		hashes[n], redirects[n], langs[n] = sanitize(d.ContentHash), d.Redirect, sanitize(d.Language)
+		contentHashes[n], redirects[n], langs[n] = sanitize(d.ContentHash), d.Redirect, sanitize(d.Language)
 		urls[n], titles[n], bodies[n] = sanitize(d.URL), sanitize(d.Title), sanitize(d.Content)
 		headings[n] = sanitize(d.Headings)
 		urlTermsOf[n] = urlTerms(urls[n])
 		exact[n], stems[n] = v.document(titles[n], urlTermsOf[n], headings[n], bodies[n], terms.StemmerFor(d.Language))
 		links[n] = anchors.Encode(d.Links)
 	}
+	hashes := sharedHashes(docs, contentHashes)
 	err = withRetry(context.Background(), func(ctx context.Context) error {
-		_, err := i.pool.Exec(ctx, `
+		// A batch of statements is one implicit transaction.
+		b := &pgx.Batch{}
+		if len(hashes.hash) > 0 {
+			b.Queue(`
+				INSERT INTO textindex_hashes AS h (content_hash, link_id, shared)
+				SELECT * FROM unnest($1::TEXT[], $2::UUID[], $3::BOOL[])
+				ON CONFLICT (content_hash) DO UPDATE SET shared = true
+				WHERE NOT h.shared AND (h.link_id <> excluded.link_id OR excluded.shared)`,
+				hashes.hash, hashes.first, hashes.shared)
+		}
+		b.Queue(`
 			WITH links AS (
 				INSERT INTO textindex_links (link_id, links)
 				SELECT link_id, links FROM unnest($1::UUID[], $13::BYTEA[]) AS l (link_id, links)
@@ -73,11 +86,50 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 				url_terms = excluded.url_terms, indexed_at = excluded.indexed_at, indexed = true,
 				content_hash = excluded.content_hash, redirect = excluded.redirect,
 				lang = excluded.lang, tsv = excluded.tsv, stems = excluded.stems`,
-			ids, urls, titles, bodies, times, ranks, hashes, redirects, urlTermsOf, langs, exact, stems, links, headings)
-		return err
+			ids, urls, titles, bodies, times, ranks, contentHashes, redirects, urlTermsOf, langs, exact, stems, links, headings)
+		return i.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: index batch of %d: %w", len(docs), err)
 	}
 	return nil
+}
+
+// batchHashes are the content hashes of a batch, each once, in order, as
+// parallel arrays: the first document with it (in LinkID order) and
+// whether another of the batch has it too.
+type batchHashes struct {
+	hash   []string
+	first  [][16]byte
+	shared []bool
+}
+
+// sharedHashes returns the hashes of docs (contentHashes, sanitized; ""
+// is none), which are in LinkID order.
+func sharedHashes(docs []*textindex.Document, contentHashes []string) batchHashes {
+	at := make(map[string]int)
+	var out batchHashes
+	for n, h := range contentHashes {
+		if h == "" {
+			continue
+		}
+		if k, ok := at[h]; ok {
+			out.shared[k] = true
+			continue
+		}
+		at[h] = len(out.hash)
+		out.hash = append(out.hash, h)
+		out.first = append(out.first, docs[n].LinkID)
+		out.shared = append(out.shared, false)
+	}
+	order := make([]int, len(out.hash))
+	for n := range order {
+		order[n] = n
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(out.hash[a], out.hash[b]) })
+	sorted := batchHashes{make([]string, len(order)), make([][16]byte, len(order)), make([]bool, len(order))}
+	for n, k := range order {
+		sorted.hash[n], sorted.first[n], sorted.shared[n] = out.hash[k], out.first[k], out.shared[k]
+	}
+	return sorted
 }

@@ -2,11 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,7 +39,7 @@ func TestConformance(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents, textindex_anchors, textindex_links"); err != nil {
+		if _, err := conn.Exec(ctx, "TRUNCATE textindex_documents, textindex_anchors, textindex_links, textindex_hashes"); err != nil {
 			t.Fatalf("empty the index: %v", err)
 		}
 		return idx
@@ -298,6 +300,90 @@ func TestMigrateHeadings(t *testing.T) {
 	}
 	if got := searchDocs(t, idx, "habitats"); len(got) != 1 || got[0].Headings != doc.Headings {
 		t.Errorf("habitats once indexed again: %+v", got)
+	}
+}
+
+// TestMigrateSharedHashes opens an index written before its hashes were
+// recorded (migrations 1 to 7): the hashes its documents share are known
+// at once, so that of a group only the first is found, and a hash of one
+// document becomes shared when another is indexed with it.
+func TestMigrateSharedHashes(t *testing.T) {
+	first, copied, alone, later := uuid.New(), uuid.New(), uuid.New(), uuid.New()
+	row := func(id uuid.UUID, url, hash string) string {
+		return fmt.Sprintf(`('%s', '%s', 'Otters', 'otters of the river', 'otters', now(), true, '%s',
+			setweight(to_tsvector('simple', 'otters of the river'), 'D'))`, id, url, hash)
+	}
+	idx := openOld(t, 7, `INSERT INTO textindex_documents (link_id, url, title, content, url_terms, indexed_at, indexed, content_hash, tsv) VALUES `+
+		row(first, "https://example.com/otters", "h1")+", "+row(copied, "https://example.com/otters?copy", "h1")+", "+
+		row(alone, "https://example.com/river", "h2"))
+	found := func() []uuid.UUID {
+		var ids []uuid.UUID
+		for _, d := range searchDocs(t, idx, "otters") {
+			ids = append(ids, d.LinkID)
+		}
+		slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+		return ids
+	}
+	sorted := func(ids ...uuid.UUID) []uuid.UUID {
+		slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+		return ids
+	}
+	if got, want := found(), sorted(first, alone); !slices.Equal(got, want) {
+		t.Fatalf("after migration: %v, want %v (not the copy %v)", got, want, copied)
+	}
+	err := idx.Index(&textindex.Document{LinkID: later, URL: "https://example.com/river/again", Title: "Otters",
+		Content: "otters of the river", IndexedAt: time.Now(), ContentHash: "h2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := found(), sorted(first, alone); !slices.Equal(got, want) {
+		t.Errorf("with a second page of the hash of one: %v, want %v (not %v)", got, want, later)
+	}
+}
+
+// TestConcurrentDuplicates indexes the two pages of each of many groups
+// at once, from two writers: whichever commits second must see the
+// other's page, so that only the first of each group is found.
+func TestConcurrentDuplicates(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	const groups = 60
+	page := func(g, copy int) *textindex.Document {
+		id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(fmt.Sprintf("%d/%d", g, copy)))
+		return &textindex.Document{LinkID: id, URL: fmt.Sprintf("https://example.com/%d/%d", g, copy), Title: "twins",
+			Content: fmt.Sprintf("twin pages of group g%d", g), IndexedAt: time.Now(), ContentHash: fmt.Sprintf("hash-%d", g)}
+	}
+	for g := range groups {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for copy := range 2 {
+			wg.Go(func() { errs[copy] = idx.Index(page(g, copy)) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := idx.Search(textindex.Query{Expression: "twin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if n := it.TotalCount(); n != groups {
+		t.Errorf("%d pages found for %d groups of two", n, groups)
+	}
+	for it.Next() {
+		if d := it.Document(); len(d.AlsoAt) != 1 || !strings.HasSuffix(d.URL, "/0") {
+			t.Errorf("%s found, also at %v: want the first of its group, with the other", d.URL, d.AlsoAt)
+		}
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
 	}
 }
 
