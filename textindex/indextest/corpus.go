@@ -60,18 +60,23 @@ func (c *corpus) words(n int) string {
 }
 
 // doc returns a document of about 150 words (a short article's worth of
-// extracted text) with a 4 to 8 word title.
+// extracted text) with a 4 to 8 word title, and its content hash, as a
+// crawled page has (a backend that leaves duplicates out when reading
+// pays for it on every hit).
 func (c *corpus) doc(n int) *textindex.Document {
 	var id uuid.UUID
 	for i := range id {
 		id[i] = byte(c.rng.Uint32())
 	}
+	title := c.words(4 + c.rng.IntN(5))
+	content := c.words(80 + c.rng.IntN(140))
 	return &textindex.Document{
-		LinkID:    id,
-		URL:       fmt.Sprintf("https://example.com/page/%d", n),
-		Title:     c.words(4 + c.rng.IntN(5)),
-		Content:   c.words(80 + c.rng.IntN(140)),
-		IndexedAt: time.Unix(1700000000+int64(n), 0).UTC(),
+		LinkID:      id,
+		URL:         fmt.Sprintf("https://example.com/page/%d", n),
+		Title:       title,
+		Content:     content,
+		ContentHash: textindex.ContentHash(title, content),
+		IndexedAt:   time.Unix(1700000000+int64(n), 0).UTC(),
 		// Scores as a ranking writes them (relative to the average
 		// page), so that searches rank by relevance + prior as they do
 		// after a crawl.
