@@ -104,32 +104,34 @@ type batchHashes struct {
 	shared []bool
 }
 
-// sharedHashes returns the hashes of docs (contentHashes, sanitized; ""
-// is none), which are in LinkID order.
+// sharedHashes returns the hashes of docs, which are in LinkID order;
+// contentHashes[n] is that of docs[n], sanitized ("" for none).
 func sharedHashes(docs []*textindex.Document, contentHashes []string) batchHashes {
-	at := make(map[string]int)
-	var out batchHashes
+	type entry struct {
+		hash   string
+		first  [16]byte
+		shared bool
+	}
+	var entries []*entry
+	byHash := make(map[string]*entry)
 	for n, h := range contentHashes {
 		if h == "" {
 			continue
 		}
-		if k, ok := at[h]; ok {
-			out.shared[k] = true
+		if e := byHash[h]; e != nil {
+			e.shared = true
 			continue
 		}
-		at[h] = len(out.hash)
-		out.hash = append(out.hash, h)
-		out.first = append(out.first, docs[n].LinkID)
-		out.shared = append(out.shared, false)
+		e := &entry{hash: h, first: docs[n].LinkID}
+		byHash[h] = e
+		entries = append(entries, e)
 	}
-	order := make([]int, len(out.hash))
-	for n := range order {
-		order[n] = n
+	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.hash, b.hash) })
+	var out batchHashes
+	for _, e := range entries {
+		out.hash = append(out.hash, e.hash)
+		out.first = append(out.first, e.first)
+		out.shared = append(out.shared, e.shared)
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(out.hash[a], out.hash[b]) })
-	sorted := batchHashes{make([]string, len(order)), make([][16]byte, len(order)), make([]bool, len(order))}
-	for n, k := range order {
-		sorted.hash[n], sorted.first[n], sorted.shared[n] = out.hash[k], out.first[k], out.shared[k]
-	}
-	return sorted
+	return out
 }

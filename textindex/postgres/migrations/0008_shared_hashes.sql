@@ -4,9 +4,9 @@
 -- group of duplicates (canonicalSQL), which took an index lookup per hit:
 -- 8 microseconds each, 0.85 s of a search for a word in all of 100,000
 -- pages, where every page of a crawl has a hash. Only a document whose hash
--- is shared can be a duplicate, and shared hashes are few: the search looks
--- up those alone (one hash of them all), and the groups only for their
--- documents. The writer of a document records its hash in the same
+-- is shared can be a duplicate, and shared hashes are few: a search reads
+-- them once (a hash table of them all), and looks up the group only of a
+-- hit that has one. The writer of a document records its hash in the same
 -- transaction (IndexBatch); two writers of one new hash at once are
 -- serialised by its primary key, so the second marks it shared. A hash is
 -- never unmarked: a hash once shared only costs the exact lookup.
