@@ -58,7 +58,7 @@ func (i *Index) IndexBatch(docs []*textindex.Document) error {
 		exact[n], stems[n] = v.document(titles[n], urlTermsOf[n], headings[n], bodies[n], terms.StemmerFor(d.Language))
 		links[n] = anchors.Encode(d.Links)
 	}
-	hashes := sharedHashes(docs, contentHashes)
+	hashes := hashesOf(docs, contentHashes)
 	err = withRetry(context.Background(), func(ctx context.Context) error {
 		// A batch of statements is one implicit transaction.
 		b := &pgx.Batch{}
@@ -104,9 +104,9 @@ type batchHashes struct {
 	shared []bool
 }
 
-// sharedHashes returns the hashes of docs, which are in LinkID order;
+// hashesOf returns the hashes of docs, which are in LinkID order;
 // contentHashes[n] is that of docs[n], sanitized ("" for none).
-func sharedHashes(docs []*textindex.Document, contentHashes []string) batchHashes {
+func hashesOf(docs []*textindex.Document, contentHashes []string) batchHashes {
 	type entry struct {
 		hash   string
 		first  [16]byte

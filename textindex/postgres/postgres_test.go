@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/linksrus/linksrus/internal/pgtest"
+	"github.com/linksrus/linksrus/linkgraph"
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/indextest"
 	"github.com/linksrus/linksrus/textindex/postgres"
@@ -316,17 +317,16 @@ func TestMigrateSharedHashes(t *testing.T) {
 	idx := openOld(t, 7, `INSERT INTO textindex_documents (link_id, url, title, content, url_terms, indexed_at, indexed, content_hash, tsv) VALUES `+
 		row(first, "https://example.com/otters", "h1")+", "+row(copied, "https://example.com/otters?copy", "h1")+", "+
 		row(alone, "https://example.com/river", "h2"))
+	sorted := func(ids ...uuid.UUID) []uuid.UUID {
+		slices.SortFunc(ids, linkgraph.CompareIDs)
+		return ids
+	}
 	found := func() []uuid.UUID {
 		var ids []uuid.UUID
 		for _, d := range searchDocs(t, idx, "otters") {
 			ids = append(ids, d.LinkID)
 		}
-		slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
-		return ids
-	}
-	sorted := func(ids ...uuid.UUID) []uuid.UUID {
-		slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
-		return ids
+		return sorted(ids...)
 	}
 	if got, want := found(), sorted(first, alone); !slices.Equal(got, want) {
 		t.Fatalf("after migration: %v, want %v (not the copy %v)", got, want, copied)
@@ -353,16 +353,16 @@ func TestConcurrentDuplicates(t *testing.T) {
 	}
 	defer idx.Close()
 	const groups = 60
-	page := func(g, copy int) *textindex.Document {
-		id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(fmt.Sprintf("%d/%d", g, copy)))
-		return &textindex.Document{LinkID: id, URL: fmt.Sprintf("https://example.com/%d/%d", g, copy), Title: "twins",
+	page := func(g, n int) *textindex.Document {
+		id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(fmt.Sprintf("%d/%d", g, n)))
+		return &textindex.Document{LinkID: id, URL: fmt.Sprintf("https://example.com/%d/%d", g, n), Title: "twins",
 			Content: fmt.Sprintf("twin pages of group g%d", g), IndexedAt: time.Now(), ContentHash: fmt.Sprintf("hash-%d", g)}
 	}
 	for g := range groups {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		for copy := range 2 {
-			wg.Go(func() { errs[copy] = idx.Index(page(g, copy)) })
+		for n := range 2 {
+			wg.Go(func() { errs[n] = idx.Index(page(g, n)) })
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
@@ -384,6 +384,60 @@ func TestConcurrentDuplicates(t *testing.T) {
 	}
 	if err := it.Error(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFailedBatchRecordsNoHash fails a batch's write of its pages (a
+// trigger refuses one) after its hashes were written in the same
+// transaction: no hash of it stays recorded, and the batch written again
+// once the fault is gone leaves the page's duplicate out as it should.
+func TestFailedBatchRecordsNoHash(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `
+		CREATE FUNCTION refuse_page() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'refused for the test'; END $$;
+		CREATE TRIGGER refuse_page BEFORE INSERT ON textindex_documents
+		FOR EACH ROW WHEN (NEW.url LIKE '%/refused') EXECUTE FUNCTION refuse_page()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(url, hash string) *textindex.Document {
+		return &textindex.Document{LinkID: uuid.NewSHA1(uuid.NameSpaceURL, []byte(url)), URL: url, Title: "kestrels",
+			Content: "kestrels hovering", IndexedAt: time.Now(), ContentHash: hash}
+	}
+	batch := []*textindex.Document{doc("https://example.com/a", "hash-a"), doc("https://example.com/b/refused", "hash-b")}
+	if err := idx.IndexBatch(batch); err == nil {
+		t.Fatal("IndexBatch succeeded past the trigger")
+	}
+	var hashes int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM textindex_hashes`).Scan(&hashes); err != nil {
+		t.Fatal(err)
+	}
+	if hashes != 0 {
+		t.Errorf("%d hashes recorded by a batch whose pages were not written", hashes)
+	}
+	if _, err := conn.Exec(ctx, `DROP TRIGGER refuse_page ON textindex_documents`); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.IndexBatch(batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Index(doc("https://example.com/c", "hash-a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchDocs(t, idx, "kestrels"); len(got) != 2 || got[0].URL == "https://example.com/c" || got[1].URL == "https://example.com/c" {
+		t.Errorf("after the batch written again and a duplicate of its first page: %v", got)
 	}
 }
 
