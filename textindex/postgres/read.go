@@ -342,23 +342,21 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // anchor text looked up and tested (the facet of a broad query took half
 // the time so, 100k documents).
 //
-// No hit is joined to the anchor text, which a planner that misjudges how
-// many hits a query has (a fresh table, words in most documents) made a
-// nested loop over both (5.3 s for two words in 97,705 of 100,000
-// documents), or a hash of the hits' whole rows: the page is the best of
-// two small sets, the best hits by their own fields' score alone (best:
-// as many as the page needs, counted from the first) and the hits whose
-// anchor text holds the query (boosted), found from that anchor text by
-// the documents' key. Any hit on the page is in one of them: one
-// without anchor text scores its own fields', and every hit above it in
-// that order is above it on the page too.
+// Each hit is ranked once, in a subquery kept apart (OFFSET 0) whose rows
+// are its key, prior and rank only, and joined to the anchored texts by a
+// hash of them (pageSettings): a nested loop over both, which a planner
+// that misjudges how many hits a query has (a fresh table, words in most
+// documents) chose, took 5.3 s for two words in 97,705 of 100,000
+// documents, and the hits' whole rows, vectors and all, are never hashed
+// or buffered. Taking the page from the best hits by their own fields and
+// the anchored hits looked up one by one instead cost a word in all
+// 100,000 documents 390 ms where this takes 280: 21,444 anchored hits
+// fetched by key cost more than hashing them.
 //
-// best also counts the hits (count(*) OVER (), every row carrying the
-// total), which the search's first page reads instead of counting them in
-// a statement of its own. The window is over the rows of a subquery kept
-// apart (OFFSET 0), which ranks each hit first: over the hits themselves
-// it would buffer every hit's whole row, vectors and all, before ranking
-// them (a word in 91,004 of 100,000 documents: 680 ms where it takes 260).
+// The statement counts the hits as it ranks them (count(*) OVER (), every
+// row carrying the total), which the search's first page reads instead of
+// counting them in a statement of its own. The page's documents are read
+// by their key in a subquery that cannot become a join (LIMIT 1).
 const pageSQL = `
 	WITH q AS MATERIALIZED (
 		SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe
@@ -366,36 +364,37 @@ const pageSQL = `
 		SELECT a.link_id, q.anchor * (ts_rank(a.tsv, q.qe) + %[7]s) AS rank
 		FROM textindex_anchors a, q
 		WHERE q.anchor > 0 AND %[6]s
-	), best AS (
-		SELECT r.link_id, r.page_rank, r.rank, count(*) OVER () AS hits
+	), hits AS (
+		SELECT h.link_id, r.rel, r.rel + q.prior * ln(1 + greatest(h.page_rank, 0)) AS score, count(*) OVER () AS total
 		FROM (
 			SELECT d.link_id, d.page_rank, (ts_rank(q.w, d.tsv, q.qe) + %[9]s)::FLOAT8 AS rank
 			FROM textindex_documents d, q
 			WHERE %[10]s
 			OFFSET 0
-		) r, q
-		ORDER BY %[8]g * r.rank + q.prior * ln(1 + greatest(r.page_rank, 0)) DESC, r.link_id
-		LIMIT $%[11]d::BIGINT + $%[12]d::BIGINT
-	), boosted AS (
-		SELECT d.link_id, d.page_rank, (ts_rank(q.w, d.tsv, q.qe) + %[9]s)::FLOAT8 AS rank, a.rank AS anchor
-		FROM anchored a JOIN textindex_documents d ON d.link_id = a.link_id, q
-		WHERE %[10]s
-	), hits AS (
-		SELECT c.link_id, r.rel + q.prior * ln(1 + greatest(c.page_rank, 0)) AS score, r.rel
-		FROM (
-			SELECT link_id, page_rank, rank, anchor FROM boosted
-			UNION ALL
-			SELECT link_id, page_rank, rank, 0 FROM best WHERE link_id NOT IN (SELECT link_id FROM boosted)
-		) c, q,
-			LATERAL (SELECT %[8]g * (c.rank + c.anchor) AS rel) r
-		ORDER BY score DESC, c.link_id
+		) h
+			LEFT JOIN anchored a ON a.link_id = h.link_id,
+			q,
+			LATERAL (SELECT %[8]g * (h.rank + coalesce(a.rank, 0)) AS rel) r
+		ORDER BY score DESC, h.link_id
 		LIMIT $%[11]d OFFSET $%[12]d
 	)
 	SELECT d.link_id, d.url, %[13]s, d.indexed_at, d.page_rank, coalesce(d.content_hash, ''), d.redirect, d.lang, hits.rel::float8,
 		(SELECT a.texts FROM textindex_anchors a WHERE a.link_id = d.link_id),
-		(SELECT best.hits FROM best LIMIT 1)
-	FROM hits JOIN textindex_documents d ON d.link_id = hits.link_id
+		hits.total
+	FROM hits, LATERAL (
+		SELECT link_id, url, title, content, headings, indexed_at, page_rank, content_hash, redirect, lang
+		FROM textindex_documents WHERE link_id = hits.link_id LIMIT 1
+	) d
 	ORDER BY hits.score DESC, hits.link_id`
+
+// pageSettings is how a page's statement (pageSQL) is planned (see
+// fetchPage): joins by hash only, so that its one join on keys, of the
+// hits and their anchor texts, is a hash of narrow rows whatever the
+// planner estimates; the joins it cannot hash (the query's parameters, one
+// row, and the page's documents read by key in a LATERAL subquery) stay
+// loops.
+const pageSettings = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off;
+	SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off`
 
 // The title, text and headings columns of a page of results, or none
 // (URLsOnly).
@@ -419,15 +418,16 @@ const planned = pgx.QueryExecModeCacheDescribe
 // withAliases, and the number of hits the search has in all (0 when the
 // page is empty: no row carries it).
 //
-// Its statement runs without parallel workers: the planner's parallel
-// plan for it has workers find the hits and send each, vectors and all,
-// to the one process that ranks them (ts_rank over a CTE's values cannot
-// run in a worker), which cost a third more than finding and ranking them
-// in one process (6,791 hits: 107 ms against 63). Nor is it compiled
-// (jit = off): the planner's cost of a broad query, whose every hit is
-// ranked, passes the threshold of JIT compilation, which took 27 ms of a
-// search and saved less than it cost (100k benchmark queries: p90 237 ->
-// 214 ms, p99 340 -> 320, mean 75 -> 69).
+// Its statement runs with pageSettings. Without parallel workers: the
+// planner's parallel plan for it has workers find the hits and send each,
+// vectors and all, to the one process that ranks them (ts_rank over a
+// CTE's values cannot run in a worker), which cost a third more than
+// finding and ranking them in one process (6,791 hits: 107 ms against
+// 63). Not compiled (jit = off): the planner's cost of a broad query,
+// whose every hit is ranked, passes the threshold of JIT compilation,
+// which took 27 ms of a search and saved less than it cost (100k
+// benchmark queries: p90 237 -> 214 ms, p99 340 -> 320, mean 75 -> 69).
+// With joins by hash only: see pageSQL.
 func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, args []any) ([]*textindex.Document, int64, error) {
 	var (
 		docs  []*textindex.Document
@@ -435,7 +435,7 @@ func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, ar
 	)
 	err := pgx.BeginTxFunc(ctx, i.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		docs = docs[:0]
-		if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`); err != nil {
+		if _, err := tx.Exec(ctx, pageSettings); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, page, append([]any{planned}, args...)...)
