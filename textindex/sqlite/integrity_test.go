@@ -132,6 +132,127 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 	}
 }
 
+// The check at open covers every table and index of the file, the
+// full-text index's own tables among them, though each is checked on its
+// own: garbage on the first page of any of them is refused at open.
+func TestOpenChecksEveryTable(t *testing.T) {
+	dir := t.TempDir()
+	pristine := filepath.Join(dir, "pristine.db")
+	writeTestIndex(t, pristine, 50)
+	db, err := sql.Open("sqlite", pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := make(map[string]int64)
+	rows, err := db.Query(`SELECT name, rootpage FROM sqlite_schema WHERE rootpage > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			name string
+			root int64
+		)
+		if err := rows.Scan(&name, &root); err != nil {
+			t.Fatal(err)
+		}
+		roots[name] = root
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var pageSize int64
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, name := range []string{"docs", "bodies", "doc_links", "docs_fts_data", "docs_fts_docsize", "anchors_fts_data"} {
+		if roots[name] == 0 {
+			t.Fatalf("no table %s in %v", name, roots)
+		}
+	}
+	clean, err := os.ReadFile(pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, root := range roots {
+		path := filepath.Join(dir, name+".db")
+		if err := os.WriteFile(path, clean, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		overwrite(t, path, (root-1)*pageSize, int(pageSize), uint64(root))
+		idx, err := Open(context.Background(), path, Options{ReadOnly: true})
+		if err == nil {
+			idx.Close()
+			t.Errorf("%s damaged: Open succeeded", name)
+		} else if !errors.Is(err, textindex.ErrCorrupt) {
+			t.Errorf("%s damaged: Open: %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// Records of the full-text index that no longer decode, in pages whose
+// structure is whole (the check at open leaves FTS5's own check out), fail
+// the search that reads them with textindex.ErrCorrupt, never "no
+// results".
+func TestUndecodableFullTextIsErrCorrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	writeTestIndex(t, path, 50)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every block of the index's segments (id > 10: the averages and the
+	// structure record come first) garbled through SQL, so that the
+	// pages stay well formed.
+	var blocks []int64
+	rows, err := db.Query(`SELECT id FROM docs_fts_data WHERE id > 10 ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, id)
+	}
+	if err := rows.Err(); err != nil || len(blocks) == 0 {
+		t.Fatalf("segment blocks: %d, %v", len(blocks), err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, id := range blocks {
+		var size int
+		if err := db.QueryRow(`SELECT length(block) FROM docs_fts_data WHERE id = ?`, id).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		noise := make([]byte, size)
+		for i := range noise {
+			noise[i] = byte(r.Uint32())
+		}
+		if _, err := db.Exec(`UPDATE docs_fts_data SET block = ? WHERE id = ?`, noise, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	idx, err := Open(context.Background(), path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("Open: %v (the pages' structure is whole)", err)
+	}
+	defer idx.Close()
+	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeMatch, Expression: "page"})
+	if err == nil {
+		for it.Next() {
+		}
+		err = it.Error()
+		it.Close()
+	}
+	if !errors.Is(err, textindex.ErrCorrupt) {
+		t.Errorf("Search of a garbled full-text index: %v, want ErrCorrupt", err)
+	}
+}
+
 // An index too large for the full check at open is checked where every
 // operation starts (the schema and the docs table); damage elsewhere
 // fails the statement that reads it with textindex.ErrCorrupt, on reads

@@ -27,9 +27,11 @@
 //
 // A file damaged behind SQLite's back (overwritten, truncated, a bad disk)
 // is refused when it is opened, with textindex.ErrCorrupt, before anything
-// is written: Open (read-only or not) runs PRAGMA quick_check over every page
-// of a file of up to 256 MiB (well under a second), and over the schema and
-// the docs table of a larger one. Damage found later by a statement also
+// is written: Open (read-only or not) checks the structure of every table
+// and index of a file of up to 256 MiB (PRAGMA quick_check of each: well
+// under a second), and of the schema and the docs table of a larger one.
+// FTS5's own check of its index's records is left to the statements that
+// read them (see checkIntegrity). Damage found later by a statement also
 // fails with textindex.ErrCorrupt, and its transaction is not committed.
 //
 // Three tables share one rowid: docs (LinkID and PageRank, small rows),
