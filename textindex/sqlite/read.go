@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/linksrus/linksrus/textindex"
 	"github.com/linksrus/linksrus/textindex/internal/anchors"
@@ -223,12 +225,36 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 			WHERE docs_fts MATCH ? AND linksrus_on_site(b.url, ?)`
 		args = append(args, site)
 	}
-	var total uint64
-	if err := i.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
-		return nil, fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
-	}
-	return pager.New(q, total, func(offset uint64, limit int) ([]*textindex.Document, error) {
+	fetch := func(ctx context.Context, offset uint64, limit int) ([]*textindex.Document, error) {
 		return i.fetchPage(ctx, expr, anchorExpr, site, weights, q.URLsOnly, offset, limit)
+	}
+	// The count and the first page, each on a connection of its own, at
+	// once: a search waits for the slower of them rather than for both
+	// (a window count in the page's statement instead, as the PostgreSQL
+	// backend has, buffered every hit: 100k documents, median 23.8 ->
+	// 19.9 ms but p99 347 -> 405).
+	var (
+		total uint64
+		first []*textindex.Document
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := i.db.QueryRowContext(gctx, count, args...).Scan(&total); err != nil {
+			return fmt.Errorf("count: %w", i.storeErr(err))
+		}
+		return nil
+	})
+	if q.Offset <= math.MaxInt64 { // beyond, no page has a result
+		g.Go(func() (err error) {
+			first, err = fetch(gctx, q.Offset, pager.FirstSize(q))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("sqlite: search %q: %w", q.Expression, err)
+	}
+	return pager.Started(q, total, first, func(offset uint64, limit int) ([]*textindex.Document, error) {
+		return fetch(ctx, offset, limit)
 	}), nil
 }
 
