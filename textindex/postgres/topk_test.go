@@ -42,17 +42,9 @@ const fullRankingSQL = `
 // narrow words, several words, phrases and later pages.
 func TestPageEqualsFullRanking(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := Open(ctx, dsn, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	if _, err := indextest.Load(ctx, idx, 3000, 0, 0); err != nil {
-		t.Fatal(err)
-	}
+	idx := loadedIndex(t)
 	var frequent, rare []string
-	err = idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word) FILTER (WHERE ndoc > 1000),
+	err := idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word) FILTER (WHERE ndoc > 1000),
 		array_agg(word ORDER BY ndoc, word) FILTER (WHERE ndoc BETWEEN 5 AND 50)
 		FROM ts_stat('SELECT tsv FROM textindex_documents')`).Scan(&frequent, &rare)
 	if err != nil || len(frequent) < 4 || len(rare) < 4 {
@@ -93,6 +85,23 @@ func TestPageEqualsFullRanking(t *testing.T) {
 			t.Errorf("%+v:\n got %v\nwant %v", q, got, want)
 		}
 	}
+}
+
+// loadedIndex returns an index of a new database holding the generated
+// corpus of 3,000 documents with anchor text (indextest.Load), closed
+// when the test ends.
+func loadedIndex(t *testing.T) *Index {
+	t.Helper()
+	ctx := context.Background()
+	idx, err := Open(ctx, pgtest.Database(t, "textindex"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	if _, err := indextest.Load(ctx, idx, 3000, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	return idx
 }
 
 // scored is a result as the comparison sees it.
@@ -156,22 +165,14 @@ func referencePage(t *testing.T, idx *Index, q textindex.Query, n int) []scored 
 // took 5.3 s for two words in 97,705 of 100,000 documents).
 func TestPageJoinsAnchorsByHash(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := Open(ctx, dsn, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	if _, err := indextest.Load(ctx, idx, 3000, 0, 0); err != nil {
-		t.Fatal(err)
-	}
+	idx := loadedIndex(t)
 	if _, err := idx.pool.Exec(ctx, `
 		DELETE FROM pg_statistic WHERE starelid IN ('textindex_documents'::regclass, 'textindex_anchors'::regclass);
 		UPDATE pg_class SET reltuples = -1 WHERE oid IN ('textindex_documents'::regclass, 'textindex_anchors'::regclass)`); err != nil {
 		t.Fatal(err)
 	}
 	var frequent []string
-	err = idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word)
+	err := idx.pool.QueryRow(ctx, `SELECT array_agg(word ORDER BY ndoc DESC, word)
 		FROM (SELECT * FROM ts_stat('SELECT tsv FROM textindex_anchors') ORDER BY ndoc DESC, word LIMIT 2) s`).Scan(&frequent)
 	if err != nil || len(frequent) < 2 {
 		t.Fatalf("words of the anchor text: %v, %v", frequent, err)

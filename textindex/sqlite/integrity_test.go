@@ -45,6 +45,19 @@ func writeTestIndex(t *testing.T, path string, n int) []uuid.UUID {
 	return ids
 }
 
+// searchToTheEnd runs a match query for words on idx and reads all its
+// results, returning the first error.
+func searchToTheEnd(idx *Index, words string) error {
+	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeMatch, Expression: words})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+	}
+	return it.Error()
+}
+
 // overwrite writes size bytes of seeded noise at off in the file at path.
 func overwrite(t *testing.T, path string, off int64, size int, seed uint64) {
 	t.Helper()
@@ -241,14 +254,7 @@ func TestUndecodableFullTextIsErrCorrupt(t *testing.T) {
 		t.Fatalf("Open: %v (the pages' structure is whole)", err)
 	}
 	defer idx.Close()
-	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeMatch, Expression: "page"})
-	if err == nil {
-		for it.Next() {
-		}
-		err = it.Error()
-		it.Close()
-	}
-	if !errors.Is(err, textindex.ErrCorrupt) {
+	if err := searchToTheEnd(idx, "page"); !errors.Is(err, textindex.ErrCorrupt) {
 		t.Errorf("Search of a garbled full-text index: %v, want ErrCorrupt", err)
 	}
 }
@@ -288,14 +294,7 @@ func TestDamageBeyondTheOpenCheckIsErrCorrupt(t *testing.T) {
 	if _, err := idx.FindByID(ids[0]); !errors.Is(err, textindex.ErrCorrupt) {
 		t.Errorf("FindByID on a damaged table: %v, want ErrCorrupt", err)
 	}
-	it, err := idx.Search(textindex.Query{Type: textindex.QueryTypeMatch, Expression: "page"})
-	if err == nil {
-		for it.Next() {
-		}
-		err = it.Error()
-		it.Close()
-	}
-	if !errors.Is(err, textindex.ErrCorrupt) {
+	if err := searchToTheEnd(idx, "page"); !errors.Is(err, textindex.ErrCorrupt) {
 		t.Errorf("Search on a damaged table: %v, want ErrCorrupt", err)
 	}
 	doc := &textindex.Document{LinkID: ids[1], URL: "http://example.com/p1", Title: "page 1", Content: "new text"}
