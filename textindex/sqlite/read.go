@@ -240,7 +240,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := i.db.QueryRowContext(gctx, count, args...).Scan(&total); err != nil {
-			return fmt.Errorf("count: %w", i.storeErr(err))
+			return fmt.Errorf("sqlite: search %q: count: %w", q.Expression, i.storeErr(err))
 		}
 		return nil
 	})
@@ -251,7 +251,7 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("sqlite: search %q: %w", q.Expression, err)
+		return nil, err // each says what failed
 	}
 	return pager.Started(q, total, first, func(offset uint64, limit int) ([]*textindex.Document, error) {
 		return fetch(ctx, offset, limit)
