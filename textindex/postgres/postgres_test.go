@@ -92,11 +92,7 @@ func TestConcurrentOpen(t *testing.T) {
 // TestUnstorableText checks that text PostgreSQL cannot store is cleaned
 // rather than rejected.
 func TestUnstorableText(t *testing.T) {
-	idx, err := postgres.Open(context.Background(), pgtest.Database(t, "textindex"), postgres.Options{})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer idx.Close()
+	idx, _ := openIndex(t)
 	doc := &textindex.Document{LinkID: [16]byte{1}, Title: "nul\x00byte", Content: "bad \xff utf8"}
 	if err := idx.Index(doc); err != nil {
 		t.Fatalf("Index: %v", err)
@@ -345,13 +341,7 @@ func TestMigrateSharedHashes(t *testing.T) {
 // at once, from two writers: whichever commits second must see the
 // other's page, so that only the first of each group is found.
 func TestConcurrentDuplicates(t *testing.T) {
-	ctx := context.Background()
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
+	idx, _ := openIndex(t)
 	const groups = 60
 	page := func(g, n int) *textindex.Document {
 		id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(fmt.Sprintf("%d/%d", g, n)))
@@ -393,12 +383,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 // once the fault is gone leaves the page's duplicate out as it should.
 func TestFailedBatchRecordsNoHash(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
+	idx, dsn := openIndex(t)
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -439,6 +424,19 @@ func TestFailedBatchRecordsNoHash(t *testing.T) {
 	if got := searchDocs(t, idx, "kestrels"); len(got) != 2 || got[0].URL == "https://example.com/c" || got[1].URL == "https://example.com/c" {
 		t.Errorf("after the batch written again and a duplicate of its first page: %v", got)
 	}
+}
+
+// openIndex opens an index in a new database, closed when the test ends,
+// and returns it with the database's URL.
+func openIndex(t *testing.T) (*postgres.Index, string) {
+	t.Helper()
+	dsn := pgtest.Database(t, "textindex")
+	idx, err := postgres.Open(t.Context(), dsn, postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return idx, dsn
 }
 
 // openOld writes, in a database of its own, an index with only its first
@@ -505,12 +503,7 @@ func TestLoad(t *testing.T) {
 	if n <= 0 {
 		t.Skip("load test skipped: set LINKSRUS_LOAD_DOCS (e.g. 1000000) to run it")
 	}
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := postgres.Open(t.Context(), dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
+	idx, dsn := openIndex(t)
 	res, err := indextest.Load(t.Context(), idx, n, 200, 20)
 	if err != nil {
 		t.Fatal(err)
@@ -577,12 +570,7 @@ func TestVectorsInTheRow(t *testing.T) {
 // it is on some test servers, and dead rows pile up update after update).
 func TestUpdateAnchorsTidies(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Database(t, "textindex")
-	idx, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer idx.Close()
+	idx, dsn := openIndex(t)
 	if err := idx.IndexBatch(chainOfPages(300)); err != nil {
 		t.Fatalf("IndexBatch: %v", err)
 	}
