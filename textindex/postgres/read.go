@@ -206,7 +206,7 @@ func searchSQL(s terms.Search, q textindex.Query, tmpl string) (where, page stri
 	if !ok {
 		return "", "", nil, false
 	}
-	where = "d.indexed AND " + match + " AND " + canonicalSQL
+	where = "d.indexed AND " + match
 	if len(s.Sites) > 0 {
 		hosts, ports := make([]string, len(s.Sites)), make([]string, len(s.Sites))
 		for n, site := range s.Sites {
@@ -220,13 +220,15 @@ func searchSQL(s terms.Search, q textindex.Query, tmpl string) (where, page stri
 	if q.URLsOnly {
 		columns = noTextColumns
 	}
-	stemRank, anchorStemRank := "0", "0"
+	// Without stems the stem weight's parameter is still used, as the
+	// server types a parameter by its use.
+	stemRank, anchorStemRank := fmt.Sprintf("0 * $%d::FLOAT8", n+2), "0"
 	if stemmed != "" {
-		stemRank = "q.stem * ts_rank(q.w, d.stems, " + stemmed + ")"
-		anchorStemRank = "q.stem * ts_rank(a.stems, " + stemmed + ")"
+		stemRank = fmt.Sprintf("$%d::FLOAT8 * ts_rank($%d::FLOAT4[], d.stems, %s)", n+2, n+1, stemmed)
+		anchorStemRank = fmt.Sprintf("$%d::FLOAT8 * ts_rank(a.stems, %s)", n+2, stemmed)
 	}
 	page = fmt.Sprintf(tmpl, n+1, n+2, n+3, n+4, exact, anchored, anchorStemRank, tsRankScale, stemRank, where, n+5, n+6, columns)
-	return where, page, args, true
+	return where + " AND " + canonicalSQL, page, args, true
 }
 
 // pageArgs returns the parameters of a page's statement (searchSQL): the
@@ -330,51 +332,56 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // field weights, stem weight, prior weight and anchor weight parameters,
 // the tsquery of the words as written, the condition that the anchor text
 // holds the query (querySQL), what the stems add to the anchor text's rank
-// (q.stem times their rank, or 0), tsRankScale, what the stems add to the
-// fields' rank, the condition on hits, the limit and offset parameters'
-// numbers, and the title, text and headings columns (textColumns, or
-// noTextColumns for URLsOnly: no TOASTed text is read). The relevance is
-// the rank of the words as written plus Weights.Stem times the stems',
-// plus the anchor text's ranked alike times its weight (anchorWeight)
-// when it holds the query, and the score relevance + the prior
-// (textindex.Weights.Prior). The anchor texts holding the query are found
-// first, through their GIN indexes (anchored), rather than each hit's
-// anchor text looked up and tested (the facet of a broad query took half
-// the time so, 100k documents).
+// (the stem weight times their rank, or 0), tsRankScale, what the stems
+// add to the fields' rank, the condition on hits, the limit and offset
+// parameters' numbers, and the title, text and headings columns
+// (textColumns, or noTextColumns for URLsOnly: no TOASTed text is read).
+// The relevance is the rank of the words as written plus Weights.Stem
+// times the stems', plus the anchor text's ranked alike times its weight
+// (anchorWeight) when it holds the query, and the score relevance + the
+// prior (textindex.Weights.Prior). The anchor texts holding the query are
+// found through their GIN indexes, rather than each hit's anchor text
+// looked up and tested (the facet of a broad query took half the time
+// so, 100k documents).
 //
 // Each hit is ranked once, in a subquery kept apart (OFFSET 0) whose rows
-// are its key, prior and rank only, and joined to the anchored texts by a
-// hash of them (pageSettings): a nested loop over both, which a planner
-// that misjudges how many hits a query has (a fresh table, words in most
-// documents) chose, took 5.3 s for two words in 97,705 of 100,000
-// documents, and the hits' whole rows, vectors and all, are never hashed
-// or buffered. Taking the page from the best hits by their own fields and
-// the anchored hits looked up one by one instead cost a word in all
-// 100,000 documents 390 ms where this takes 280: 21,444 anchored hits
-// fetched by key cost more than hashing them.
+// are its key, prior, rank and what the canonical check needs, joined to
+// the anchor texts holding the query by a hash (pageSettings): a nested
+// loop over both, which a planner that misjudges how many hits a query
+// has (a fresh table, words in most documents) chose, took 5.3 s for two
+// words in 97,705 of 100,000 documents. That subquery reads its weights
+// and queries from the statement's parameters, and the canonical check
+// (whose subqueries on the hit's hash a worker may not run) is left to
+// the rows it returns, so that parallel workers can find, join and rank
+// the hits, each a part of the table, and send the leader narrow rows:
+// the scan of every row's vectors, which a broad query cannot escape, is
+// divided among them. A word in all of 100,000 documents took 250 ms in
+// one process, 170 with two workers; on the 100k benchmark's queries p99
+// 220 -> 142 ms, mean 51 -> 37, for a fifth more CPU time in all.
 //
 // The statement counts the hits as it ranks them (count(*) OVER (), every
 // row carrying the total), which the search's first page reads instead of
 // counting them in a statement of its own. The page's documents are read
 // by their key in a subquery that cannot become a join (LIMIT 1).
 const pageSQL = `
-	WITH q AS MATERIALIZED (
-		SELECT $%d::FLOAT4[] AS w, $%d::FLOAT8 AS stem, $%d::FLOAT8 AS prior, $%d::FLOAT8 AS anchor, %s AS qe
-	), anchored AS MATERIALIZED (
-		SELECT a.link_id, q.anchor * (ts_rank(a.tsv, q.qe) + %[7]s) AS rank
-		FROM textindex_anchors a, q
-		WHERE q.anchor > 0 AND %[6]s
-	), hits AS (
-		SELECT h.link_id, r.rel, r.rel + q.prior * ln(1 + greatest(h.page_rank, 0)) AS score, count(*) OVER () AS total
+	WITH hits AS (
+		SELECT h.link_id, r.rel, r.rel + $%[3]d::FLOAT8 * ln(1 + greatest(h.page_rank, 0)) AS score, count(*) OVER () AS total
 		FROM (
-			SELECT d.link_id, d.page_rank, (ts_rank(q.w, d.tsv, q.qe) + %[9]s)::FLOAT8 AS rank
-			FROM textindex_documents d, q
-			WHERE %[10]s
-			OFFSET 0
-		) h
-			LEFT JOIN anchored a ON a.link_id = h.link_id,
-			q,
-			LATERAL (SELECT %[8]g * (h.rank + coalesce(a.rank, 0)) AS rel) r
+			SELECT d.link_id, d.page_rank, d.rank, d.anchor_rank
+			FROM (
+				SELECT d.link_id, d.page_rank, d.content_hash, d.redirect, d.url,
+					(ts_rank($%[1]d::FLOAT4[], d.tsv, %[5]s) + %[9]s)::FLOAT8 AS rank, a.rank AS anchor_rank
+				FROM textindex_documents d LEFT JOIN (
+					SELECT a.link_id, $%[4]d::FLOAT8 * (ts_rank(a.tsv, %[5]s) + %[7]s) AS rank
+					FROM textindex_anchors a
+					WHERE $%[4]d::FLOAT8 > 0 AND %[6]s
+				) a ON a.link_id = d.link_id
+				WHERE %[10]s
+				OFFSET 0
+			) d
+			WHERE ` + canonicalSQL + `
+		) h,
+			LATERAL (SELECT %[8]g * (h.rank + coalesce(h.anchor_rank, 0)) AS rel) r
 		ORDER BY score DESC, h.link_id
 		LIMIT $%[11]d OFFSET $%[12]d
 	)
@@ -389,11 +396,16 @@ const pageSQL = `
 
 // pageSettings is how a page's statement (pageSQL) is planned (see
 // fetchPage): joins by hash only, so that its one join on keys, of the
-// hits and their anchor texts, is a hash of narrow rows whatever the
-// planner estimates; the joins it cannot hash (the query's parameters, one
-// row, and the page's documents read by key in a LATERAL subquery) stay
-// loops.
-const pageSettings = `SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off;
+// hits and their anchor texts, is a hash whatever the planner estimates;
+// the joins it cannot hash (the page's documents read by key in a LATERAL
+// subquery) stay loops. Parallel workers cost nothing to the planner,
+// whose costs of a scan are its pages and rows, not the matching and
+// ranking of every row's vectors, which a worker divides: with the
+// default costs it ranked a word in all of 100,000 documents in one
+// process. How many workers a search gets is the server's to say
+// (max_parallel_workers_per_gather, 2 by default, and the server-wide
+// max_parallel_workers); a search finding none free runs alone.
+const pageSettings = `SET LOCAL jit = off; SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0;
 	SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off`
 
 // The title, text and headings columns of a page of results, or none
@@ -408,22 +420,18 @@ const (
 // parameters. A named statement (pgx's default) is planned, after five
 // runs, once for any parameters: a plan that cannot know whether a word
 // is in ten documents or in all of them. On 100,000 documents whose
-// tables autovacuum has analysed, this and a page without parallel
-// workers (fetchPage) made the benchmark's searches 37 ms at the median
-// where they were 102-116, 0.9 s at p99 where they were 3.4-4.4; without
-// statistics they change nothing measurable.
+// tables autovacuum has analysed, this (with a page statement that then
+// had no parallel workers) made the benchmark's searches 37 ms at the
+// median where they were 102-116, 0.9 s at p99 where they were 3.4-4.4;
+// without statistics they change nothing measurable.
 const planned = pgx.QueryExecModeCacheDescribe
 
 // fetchPage reads one page of a search's results, and their AlsoAt when
 // withAliases, and the number of hits the search has in all (0 when the
 // page is empty: no row carries it).
 //
-// Its statement runs with pageSettings. Without parallel workers: the
-// planner's parallel plan for it has workers find the hits and send each,
-// vectors and all, to the one process that ranks them (ts_rank over a
-// CTE's values cannot run in a worker), which cost a third more than
-// finding and ranking them in one process (6,791 hits: 107 ms against
-// 63). Not compiled (jit = off): the planner's cost of a broad query,
+// Its statement runs with pageSettings. Not compiled (jit = off): the
+// planner's cost of a broad query,
 // whose every hit is ranked, passes the threshold of JIT compilation,
 // which took 27 ms of a search and saved less than it cost (100k
 // benchmark queries: p90 237 -> 214 ms, p99 340 -> 320, mean 75 -> 69).
