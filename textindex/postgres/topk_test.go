@@ -236,7 +236,7 @@ func joinsOf(node map[string]any, table string, joins []string) []string {
 	children, _ := node["Plans"].([]any)
 	for _, c := range children {
 		child := c.(map[string]any)
-		if r := child["Parent Relationship"]; r == "SubPlan" || r == "InitPlan" {
+		if child["Parent Relationship"] == "SubPlan" {
 			continue // a lookup of the page's rows, not a join
 		}
 		scan := child
