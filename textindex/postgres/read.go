@@ -200,7 +200,8 @@ func (i *Index) SearchContext(ctx context.Context, q textindex.Query) (textindex
 // searchSQL returns the condition on the hits of s, a search for q, and
 // the statement of a page of them made from tmpl (pageSQL, whose verbs it
 // fills), and the parameters both take; ok is false when s can match no
-// document.
+// document. The condition it gives tmpl leaves out canonicalSQL, which
+// tmpl applies where it must (see pageSQL); the one it returns has it.
 func searchSQL(s terms.Search, q textindex.Query, tmpl string) (where, page string, args []any, ok bool) {
 	match, anchored, exact, stemmed, args, ok := querySQL(s, terms.StemmerFor(q.Language))
 	if !ok {
@@ -333,8 +334,9 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // the tsquery of the words as written, the condition that the anchor text
 // holds the query (querySQL), what the stems add to the anchor text's rank
 // (the stem weight times their rank, or 0), tsRankScale, what the stems
-// add to the fields' rank, the condition on hits, the limit and offset
-// parameters' numbers, and the title, text and headings columns
+// add to the fields' rank, the condition on hits (without the canonical
+// check, which the statement applies to the ranked rows), the limit and
+// offset parameters' numbers, and the title, text and headings columns
 // (textColumns, or noTextColumns for URLsOnly: no TOASTed text is read).
 // The relevance is the rank of the words as written plus Weights.Stem
 // times the stems', plus the anchor text's ranked alike times its weight
@@ -367,23 +369,20 @@ const urlPlace = `^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#]*@)?(\[[^]/?#@[]*\]|[^]/
 // subquery that cannot become a join (LIMIT 1).
 const pageSQL = `
 	WITH ranked AS MATERIALIZED (
-		SELECT h.link_id, r.rel, r.rel + $%[3]d::FLOAT8 * ln(1 + greatest(h.page_rank, 0)) AS score
+		SELECT d.link_id, r.rel, r.rel + $%[3]d::FLOAT8 * ln(1 + greatest(d.page_rank, 0)) AS score
 		FROM (
-			SELECT d.link_id, d.page_rank, d.rank, d.anchor_rank
-			FROM (
-				SELECT d.link_id, d.page_rank, d.content_hash, d.redirect, d.url,
-					(ts_rank($%[1]d::FLOAT4[], d.tsv, %[5]s) + %[9]s)::FLOAT8 AS rank, a.rank AS anchor_rank
-				FROM textindex_documents d LEFT JOIN (
-					SELECT a.link_id, $%[4]d::FLOAT8 * (ts_rank(a.tsv, %[5]s) + %[7]s) AS rank
-					FROM textindex_anchors a
-					WHERE $%[4]d::FLOAT8 > 0 AND %[6]s
-				) a ON a.link_id = d.link_id
-				WHERE %[10]s
-				OFFSET 0
-			) d
-			WHERE ` + canonicalSQL + `
-		) h,
-			LATERAL (SELECT %[8]g * (h.rank + coalesce(h.anchor_rank, 0)) AS rel) r
+			SELECT d.link_id, d.page_rank, d.content_hash, d.redirect, d.url,
+				(ts_rank($%[1]d::FLOAT4[], d.tsv, %[5]s) + %[9]s)::FLOAT8 AS rank, a.rank AS anchor_rank
+			FROM textindex_documents d LEFT JOIN (
+				SELECT a.link_id, $%[4]d::FLOAT8 * (ts_rank(a.tsv, %[5]s) + %[7]s) AS rank
+				FROM textindex_anchors a
+				WHERE $%[4]d::FLOAT8 > 0 AND %[6]s
+			) a ON a.link_id = d.link_id
+			WHERE %[10]s
+			OFFSET 0
+		) d,
+			LATERAL (SELECT %[8]g * (d.rank + coalesce(d.anchor_rank, 0)) AS rel) r
+		WHERE ` + canonicalSQL + `
 	), hits AS (
 		SELECT link_id, rel, score, (SELECT count(*) FROM ranked) AS total FROM ranked
 		ORDER BY score DESC, link_id
@@ -435,10 +434,10 @@ const planned = pgx.QueryExecModeCacheDescribe
 // page is empty: no row carries it).
 //
 // Its statement runs with pageSettings. Not compiled (jit = off): the
-// planner's cost of a broad query,
-// whose every hit is ranked, passes the threshold of JIT compilation,
-// which took 27 ms of a search and saved less than it cost (100k
-// benchmark queries: p90 237 -> 214 ms, p99 340 -> 320, mean 75 -> 69).
+// planner's cost of a broad query, whose every hit is ranked, passes the
+// threshold of JIT compilation, which took 27 ms of a search and saved
+// less than it cost (100k benchmark queries: p90 237 -> 214 ms, p99 340
+// -> 320, mean 75 -> 69).
 // With joins by hash only: see pageSQL.
 func (i *Index) fetchPage(ctx context.Context, page string, withAliases bool, args []any) ([]*textindex.Document, int64, error) {
 	var (

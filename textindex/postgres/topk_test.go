@@ -39,7 +39,8 @@ const fullRankingSQL = `
 // TestPageEqualsFullRanking checks that a search's pages are those of the
 // full ranking (fullRankingSQL), hit for hit and score for score, on a
 // generated corpus with anchor text (indextest.Load), for broad and
-// narrow words, several words, phrases and later pages.
+// narrow words, several words, phrases and later pages, with the hits
+// ranked by parallel workers and by one process.
 func TestPageEqualsFullRanking(t *testing.T) {
 	ctx := context.Background()
 	idx := loadedIndex(t)
@@ -75,14 +76,24 @@ func TestPageEqualsFullRanking(t *testing.T) {
 		{Expression: frequent[0], Offset: 60},
 		{Expression: frequent[1], Offset: 500, URLsOnly: true},
 	}
-	for _, q := range queries {
-		got := searchPage(t, idx, q, 70)
-		want := referencePage(t, idx, q, 70)
-		if len(want) == 0 {
-			t.Errorf("%+v: the reference finds nothing", q)
+	// Pages found by parallel workers (on a table the planner knows the
+	// words of, whatever its size: TestPagePlan), and by the one process:
+	// the same pages either way.
+	for _, workers := range []int{2, 0} {
+		if _, err := idx.pool.Exec(ctx, fmt.Sprintf(`ALTER TABLE textindex_documents SET (parallel_workers = %d);
+			ALTER TABLE textindex_anchors SET (parallel_workers = %[1]d);
+			ANALYZE textindex_documents, textindex_anchors`, workers)); err != nil {
+			t.Fatal(err)
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%+v:\n got %v\nwant %v", q, got, want)
+		for _, q := range queries {
+			got := searchPage(t, idx, q, 70)
+			want := referencePage(t, idx, q, 70)
+			if len(want) == 0 {
+				t.Errorf("%+v: the reference finds nothing", q)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d workers, %+v:\n got %v\nwant %v", workers, q, got, want)
+			}
 		}
 	}
 }
