@@ -107,13 +107,9 @@ func TestUnstorableText(t *testing.T) {
 }
 
 // BenchmarkPostgres runs the shared benchmarks (indextest.Bench) on a
-// fresh database. With LINKSRUS_BENCH_ANALYZE=1 the index's tables are
-// analysed once its
-// anchor text is computed, as autovacuum analyses them soon after a
-// crawl: the planner then knows how many documents hold a word, where the
-// figures without it are of a table the planner knows nothing of.
+// fresh database, analysed when its anchor text is computed
+// (UpdateAnchors), as after a crawl.
 func BenchmarkPostgres(b *testing.B) {
-	analyse := os.Getenv("LINKSRUS_BENCH_ANALYZE") != ""
 	indextest.Bench(b, func(b *testing.B) textindex.Indexer {
 		dsn := pgtest.Database(b, "textindex")
 		idx, err := postgres.Open(context.Background(), dsn, postgres.Options{})
@@ -121,34 +117,8 @@ func BenchmarkPostgres(b *testing.B) {
 			b.Fatalf("Open: %v", err)
 		}
 		b.Cleanup(func() { idx.Close() })
-		if analyse {
-			return analysedIndex{idx, dsn}
-		}
 		return idx
 	})
-}
-
-// analysedIndex is an index whose tables are analysed after its anchor
-// text is computed (BenchmarkPostgres).
-type analysedIndex struct {
-	*pgIndex
-	dsn string
-}
-
-// pgIndex names the embedded index apart from its Index method.
-type pgIndex = postgres.Index
-
-func (a analysedIndex) UpdateAnchors(ctx context.Context) error {
-	if err := a.pgIndex.UpdateAnchors(ctx); err != nil {
-		return err
-	}
-	conn, err := pgx.Connect(ctx, a.dsn)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `ANALYZE textindex_documents, textindex_anchors, textindex_links`)
-	return err
 }
 
 // TestMigrateDuplicates opens an index written before duplicate content
@@ -565,9 +535,11 @@ func TestVectorsInTheRow(t *testing.T) {
 // TestUpdateAnchorsTidies checks that UpdateAnchors leaves nothing in
 // the pending lists of the GIN indexes searches read (the documents' from
 // the writes before it, the anchor texts' from its own), which every
-// search would otherwise read whole until autovacuum merged them, and
-// that it vacuums the anchor texts it replaced (autovacuum may be off, as
-// it is on some test servers, and dead rows pile up update after update).
+// search would otherwise read whole until autovacuum merged them, that
+// it vacuums the anchor texts it replaced (autovacuum may be off, as it
+// is on some test servers, and dead rows pile up update after update),
+// and that it analyses the documents, whose words a planner without
+// statistics misjudges by orders of magnitude.
 func TestUpdateAnchorsTidies(t *testing.T) {
 	ctx := context.Background()
 	idx, dsn := openIndex(t)
@@ -585,13 +557,19 @@ func TestUpdateAnchorsTidies(t *testing.T) {
 			t.Fatalf("UpdateAnchors: %v", err)
 		}
 	}
-	// Counts VACUUM commands only, not autovacuum's.
-	var vacuums int64
-	if err := conn.QueryRow(ctx, `SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'textindex_anchors'`).Scan(&vacuums); err != nil {
+	// Counts VACUUM and ANALYZE commands only, not autovacuum's.
+	var vacuums, analyses int64
+	err = conn.QueryRow(ctx, `SELECT
+		(SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'textindex_anchors'),
+		(SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'textindex_documents')`).Scan(&vacuums, &analyses)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if vacuums != updates {
 		t.Errorf("the anchor texts were vacuumed %d times in %d updates", vacuums, updates)
+	}
+	if analyses != updates {
+		t.Errorf("the documents were analysed %d times in %d updates", analyses, updates)
 	}
 	for _, name := range []string{"textindex_documents_tsv_idx", "textindex_documents_stems_idx", "textindex_anchors_tsv_idx", "textindex_anchors_stems_idx"} {
 		var pages int64
