@@ -67,7 +67,8 @@ func (i *Index) UpdateAnchors(ctx context.Context) error {
 // documents guesses that a word is in a few hundred of them: it hashed
 // the hits of two words in 998,071 of 1,000,000 documents, in one
 // process and in 512 batches written to disk, and took 27 s where it
-// takes 2 s with statistics (the 1M load's searches: p99 26 s -> 6 s).
+// takes 2 s with statistics (the slowest of the 1M load's 200 searches:
+// 27 s -> 6 s).
 // A failure is left to autovacuum: the anchor text is committed, and
 // all three need the tables' owner, which a role that only writes may
 // not be.
